@@ -1,0 +1,255 @@
+// The batch functions of steel.h: check, convert, forward, catch. No solver logic here.
+#include "boundary.hpp"
+
+#include "../impl/batch.hpp"
+#include "../impl/handle_registry.hpp"
+#include "../impl/rows_upload.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <memory>
+#include <thread>
+
+using namespace steel;
+
+namespace {
+
+constexpr uint32_t kMaxThreads = 256;
+
+steel_batch_desc default_desc() {
+    steel_batch_desc desc{};
+    desc.struct_size = sizeof(desc);
+    desc.backend = STEEL_BACKEND_CPU;
+    desc.precision = STEEL_PRECISION_FLOAT64;
+    desc.world_count = 1;
+    desc.thread_count = 1;
+    return desc;
+}
+
+steel_solve_options default_options() {
+    steel_solve_options options{};
+    options.struct_size = sizeof(options);
+    options.iterations = 50;
+    options.tolerance = 0;
+    options.cfm = 0;
+    options.path = STEEL_PATH_AUTO;
+    options.warm_start = 1;
+    return options;
+}
+
+steel_rows_desc default_rows() {
+    steel_rows_desc rows{};
+    rows.struct_size = sizeof(rows);
+    return rows;
+}
+
+void check_options(const steel_solve_options& options, const char* where) {
+    auto bad = [&](const std::string& what) {
+        fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + what);
+    };
+    if (options.iterations < 1) bad("iterations = 0; at least one sweep is needed");
+    if (!std::isfinite(options.tolerance) || options.tolerance < 0)
+        bad(format("tolerance = %g must be finite and >= 0", options.tolerance));
+    if (!std::isfinite(options.cfm) || options.cfm < 0)
+        bad(format("cfm = %g must be finite and >= 0", options.cfm));
+    if (options.path < STEEL_PATH_AUTO || options.path > STEEL_PATH_DENSE)
+        bad(format("path = %d is not a STEEL_PATH_* value", options.path));
+    if (options.warm_start > 1) bad(format("warm_start = %u must be 0 or 1", options.warm_start));
+}
+
+template <class Member>
+steel_status read_vector(steel_batch batch, const char* where, double* out, uint64_t capacity, uint64_t* out_count,
+                         Member member) {
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        std::visit(
+            [&](auto& state) {
+                if (!state.solved)
+                    fail(STEEL_ERROR_NO_DATA,
+                         format("%s: the batch has not been solved since its last upload", where));
+                const auto& values = member(state.results);
+                const uint64_t count = values.size();
+                if (out_count) *out_count = count;
+                if (out == nullptr) {
+                    if (!out_count)
+                        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                    return;
+                }
+                if (capacity < count)
+                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
+                         format("%s: capacity %llu is smaller than the %llu values to write", where,
+                                (unsigned long long)capacity, (unsigned long long)count));
+                std::copy(values.begin(), values.end(), out);
+            },
+            b.state);
+    });
+}
+
+} // namespace
+
+extern "C" {
+
+void steel_batch_desc_default(steel_batch_desc* out) {
+    if (out) *out = default_desc();
+}
+
+void steel_solve_options_default(steel_solve_options* out) {
+    if (out) *out = default_options();
+}
+
+void steel_rows_desc_default(steel_rows_desc* out) {
+    if (out) *out = default_rows();
+}
+
+steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc_in, steel_batch* out) {
+    constexpr const char* where = "steel_batch_create";
+    if (out) out->id = 0;
+    return call_guarded(where, [&] {
+        if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
+        if (abi_version != STEEL_ABI_VERSION)
+            fail(STEEL_ERROR_ABI_MISMATCH,
+                 format("%s: the caller's header has ABI version %u but this library (Steel %s) has %u", where,
+                        abi_version, steel_version(), STEEL_ABI_VERSION));
+        steel_batch_desc desc = read_versioned(desc_in, default_desc(), where, "steel_batch_desc");
+        if (desc.backend == STEEL_BACKEND_CUDA)
+            fail(STEEL_ERROR_UNSUPPORTED, format("%s: this build of Steel has no CUDA backend", where));
+        if (desc.backend != STEEL_BACKEND_CPU)
+            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: backend = %d is not a STEEL_BACKEND_* value", where,
+                                                      desc.backend));
+        if (desc.precision != STEEL_PRECISION_FLOAT32 && desc.precision != STEEL_PRECISION_FLOAT64)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: precision = %d is not a STEEL_PRECISION_* value", where, desc.precision));
+        if (desc.world_count == 0) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: world_count is 0", where));
+        if (desc.reserved0 != 0)
+            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: reserved0 = %u must be 0", where, desc.reserved0));
+        if (desc.thread_count > kMaxThreads)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: thread_count = %u is above the limit of %u", where, desc.thread_count, kMaxThreads));
+        if (desc.thread_count == 0) desc.thread_count = std::max(1u, std::thread::hardware_concurrency());
+        out->id = register_batch(std::make_unique<Batch>(desc, default_options()));
+    });
+}
+
+steel_status steel_batch_destroy(steel_batch batch) {
+    constexpr const char* where = "steel_batch_destroy";
+    return call_guarded(where, [&] {
+        if (batch.id == 0) return;
+        std::unique_ptr<Batch> doomed = unregister_batch(batch.id, where);
+    });
+}
+
+steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc* out) {
+    constexpr const char* where = "steel_batch_get_desc";
+    return call_guarded(where, [&] {
+        if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
+        *out = lookup_batch(batch.id, where).desc;
+    });
+}
+
+steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* rows_in) {
+    constexpr const char* where = "steel_batch_upload_rows";
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        const steel_rows_desc rows = read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
+        std::visit(
+            [&](auto& state) {
+                using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
+                auto fresh = build_row_set<Real>(rows, b.desc.world_count, b.options.cfm);
+                // Only now, with everything valid and allocated, does the batch change.
+                state.rows = std::move(fresh);
+                state.has_rows = true;
+                state.solved = false;
+                state.results = {};
+                state.stats.clear();
+            },
+            b.state);
+    });
+}
+
+steel_status steel_batch_set_options(steel_batch batch, const steel_solve_options* options_in) {
+    constexpr const char* where = "steel_batch_set_options";
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        const steel_solve_options options = read_versioned(options_in, default_options(), where, "steel_solve_options");
+        check_options(options, where);
+        std::visit(
+            [&](auto& state) {
+                if (state.has_rows) check_denominators(state.rows, options.cfm, where);
+            },
+            b.state);
+        b.options = options;
+    });
+}
+
+steel_status steel_batch_get_options(steel_batch batch, steel_solve_options* out) {
+    constexpr const char* where = "steel_batch_get_options";
+    return call_guarded(where, [&] {
+        if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
+        if (out->struct_size < sizeof(steel_solve_options))
+            fail(STEEL_ERROR_STRUCT_VERSION, format("%s: out->struct_size = %u is smaller than %zu", where,
+                                                    out->struct_size, sizeof(steel_solve_options)));
+        const Batch& b = lookup_batch(batch.id, where);
+        const uint32_t size = out->struct_size;
+        std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(steel_solve_options), 0,
+                    size - sizeof(steel_solve_options));
+        *out = b.options;
+        out->struct_size = size;
+    });
+}
+
+steel_status steel_batch_solve(steel_batch batch) {
+    constexpr const char* where = "steel_batch_solve";
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        const bool has_rows = std::visit([](auto& state) { return state.has_rows; }, b.state);
+        if (!has_rows) fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded", where));
+        solve_batch_on_cpu(b);
+    });
+}
+
+steel_status steel_batch_read_impulses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_vector(batch, "steel_batch_read_impulses", out, capacity, out_count,
+                       [](const auto& results) -> const auto& { return results.impulse; });
+}
+
+steel_status steel_batch_read_velocities(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_vector(batch, "steel_batch_read_velocities", out, capacity, out_count,
+                       [](const auto& results) -> const auto& { return results.velocity; });
+}
+
+steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_size, steel_world_stats* out,
+                                          uint32_t capacity, uint32_t* out_count) {
+    constexpr const char* where = "steel_batch_read_world_stats";
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        if (element_size < sizeof(steel_world_stats))
+            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: element_size = %u is smaller than %zu", where,
+                                                      element_size, sizeof(steel_world_stats)));
+        std::visit(
+            [&](auto& state) {
+                if (!state.solved)
+                    fail(STEEL_ERROR_NO_DATA,
+                         format("%s: the batch has not been solved since its last upload", where));
+                const uint32_t count = uint32_t(state.stats.size());
+                if (out_count) *out_count = count;
+                if (out == nullptr) {
+                    if (!out_count)
+                        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                    return;
+                }
+                if (capacity < count)
+                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
+                         format("%s: capacity %u is smaller than the %u worlds", where, capacity, count));
+                unsigned char* bytes = reinterpret_cast<unsigned char*>(out);
+                for (uint32_t w = 0; w < count; ++w) {
+                    unsigned char* element = bytes + size_t(w) * element_size;
+                    std::memset(element, 0, element_size);
+                    std::memcpy(element, &state.stats[w], sizeof(steel_world_stats));
+                }
+            },
+            b.state);
+    });
+}
+
+} // extern "C"

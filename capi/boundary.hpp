@@ -1,0 +1,63 @@
+// The extern "C" boundary: every public function body runs inside call_guarded, which turns
+// any C++ exception into a status and the thread's last-error message. Also the struct_size
+// rules for versioned input structs.
+#pragma once
+
+#include "../impl/error.hpp"
+
+#include <steel/steel.h>
+
+#include <cstddef>
+#include <cstring>
+#include <new>
+
+namespace steel {
+
+void set_last_error(const char* message);
+void clear_last_error();
+
+template <class Body> steel_status call_guarded(const char* where, Body&& body) noexcept {
+    try {
+        body();
+        clear_last_error();
+        return STEEL_OK;
+    } catch (const Error& error) {
+        set_last_error(error.message.c_str());
+        return error.status;
+    } catch (const std::bad_alloc&) {
+        set_last_error((std::string(where) + ": out of memory; nothing was changed").c_str());
+        return STEEL_ERROR_OUT_OF_MEMORY;
+    } catch (const std::exception& exception) {
+        set_last_error((std::string(where) + ": internal error: " + exception.what()).c_str());
+        return STEEL_ERROR_INTERNAL;
+    } catch (...) {
+        set_last_error((std::string(where) + ": internal error: unknown exception").c_str());
+        return STEEL_ERROR_INTERNAL;
+    }
+}
+
+// Reads a caller's versioned struct: starts from `defaults`, copies struct_size bytes over it.
+// A smaller struct than this version's first release is refused; a bigger one (a newer header)
+// is accepted only if every byte this library does not know is zero.
+template <class T>
+T read_versioned(const T* in, const T& defaults, const char* where, const char* name) {
+    if (in == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: %s is NULL", where, name));
+    const uint32_t size = in->struct_size;
+    if (size < sizeof(T))
+        fail(STEEL_ERROR_STRUCT_VERSION,
+             format("%s: %s.struct_size = %u is smaller than this library's %zu; set it to sizeof(%s)",
+                    where, name, size, sizeof(T), name));
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(in);
+    for (uint32_t k = sizeof(T); k < size; ++k)
+        if (bytes[k] != 0)
+            fail(STEEL_ERROR_STRUCT_VERSION,
+                 format("%s: %s.struct_size = %u is from a newer Steel and byte %u sets a field this "
+                        "library (%zu bytes) does not know",
+                        where, name, size, k, sizeof(T)));
+    T out = defaults;
+    std::memcpy(&out, in, sizeof(T));
+    out.struct_size = sizeof(T);
+    return out;
+}
+
+} // namespace steel

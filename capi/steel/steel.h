@@ -1,0 +1,266 @@
+/*
+ * steel.h: the C ABI of Steel, a constraint solver for rigid bodies and articulations.
+ *
+ * What Steel computes is written in SPEC.md; how to use it is in docs/. In short: create a
+ * batch of independent worlds, upload their constraint rows, set options, solve, read back
+ * impulses, velocities and per-world statistics.
+ *
+ * Rules of this interface (they hold for every function below):
+ *  - Every fallible function returns a steel_status: 0 (STEEL_OK) on success, a negative
+ *    value on failure. steel_last_error_message() then gives a message naming what was wrong
+ *    and where (world, row, field). A failed call changes nothing.
+ *  - Handles are 64-bit ids checked on every call: a null, destroyed or made-up handle gives
+ *    STEEL_ERROR_INVALID_HANDLE, never undefined behaviour. Destroying a null handle is a no-op.
+ *  - Input arrays are copied during the call; the caller keeps ownership of everything it
+ *    passes. Outputs go to caller arrays with an explicit capacity: too small gives
+ *    STEEL_ERROR_BUFFER_TOO_SMALL and writes nothing; *out_count (when given) tells the size.
+ *  - Structs that may grow start with struct_size; fill it with sizeof(struct) (the *_default
+ *    functions do). The library reads struct_size bytes and defaults the rest; a struct from a
+ *    newer header is accepted only if its unknown tail is all zero.
+ *  - Threads: a batch is used by one thread at a time; different batches may be used from
+ *    different threads concurrently. Functions that take no batch are thread-safe. The
+ *    library's own worker threads (thread_count) are internal and never call back.
+ *  - Only fixed-width types cross this boundary; enums are passed as int32_t with explicit,
+ *    never reused values.
+ */
+#ifndef STEEL_STEEL_H
+#define STEEL_STEEL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#if defined(STEEL_BUILDING_LIBRARY)
+#define STEEL_API __declspec(dllexport)
+#else
+#define STEEL_API __declspec(dllimport)
+#endif
+#else
+#define STEEL_API __attribute__((visibility("default")))
+#endif
+
+/* The ABI version of this header. Pass it to steel_batch_create: a library built with another
+ * ABI version answers STEEL_ERROR_ABI_MISMATCH instead of misreading your structs. */
+#define STEEL_ABI_VERSION 1u
+
+/* ---------------------------------------------------------------------------------------- */
+/* Status codes                                                                             */
+
+typedef int32_t steel_status;
+
+#define STEEL_OK 0
+#define STEEL_ERROR_INVALID_ARGUMENT (-1)   /* a value, size or index is out of its range */
+#define STEEL_ERROR_INVALID_HANDLE (-2)     /* null, destroyed or unknown batch handle */
+#define STEEL_ERROR_ABI_MISMATCH (-3)       /* header and library ABI versions differ */
+#define STEEL_ERROR_BUFFER_TOO_SMALL (-4)   /* an output capacity is too small; nothing written */
+#define STEEL_ERROR_UNSUPPORTED (-5)        /* backend or feature not available in this build */
+#define STEEL_ERROR_OUT_OF_MEMORY (-6)      /* an allocation failed; nothing changed */
+#define STEEL_ERROR_STRUCT_VERSION (-7)     /* struct_size too small, or unknown nonzero fields */
+#define STEEL_ERROR_NO_DATA (-8)            /* nothing uploaded or solved yet to read */
+#define STEEL_ERROR_INTERNAL (-9)           /* a bug in Steel; the message says where */
+
+/* Static, never NULL text for a status ("invalid argument", ...). Thread-safe. */
+STEEL_API const char* steel_status_string(steel_status status);
+
+/* The detailed message of the calling thread's last failed call, or "" if the last call
+ * succeeded. Never NULL; valid until the calling thread's next Steel call. Thread-safe. */
+STEEL_API const char* steel_last_error_message(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Version and build features                                                               */
+
+/* "MAJOR.MINOR.PATCH" of the library. Static string. */
+STEEL_API const char* steel_version(void);
+/* STEEL_ABI_VERSION of the library as built. Compare with the header's at run time. */
+STEEL_API uint32_t steel_abi_version(void);
+
+#define STEEL_FEATURE_FLOAT32 (1u << 0)
+#define STEEL_FEATURE_FLOAT64 (1u << 1)
+#define STEEL_FEATURE_CUDA (1u << 2) /* CUDA backend compiled in (a device may still be absent) */
+
+/* Bit set of STEEL_FEATURE_* this library was built with. */
+STEEL_API uint32_t steel_build_features(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Batches                                                                                  */
+
+/* A batch of independent worlds. Zero is the null handle. */
+typedef struct steel_batch {
+    uint64_t id;
+} steel_batch;
+
+#define STEEL_BACKEND_CPU 0
+#define STEEL_BACKEND_CUDA 1
+
+#define STEEL_PRECISION_FLOAT32 1
+#define STEEL_PRECISION_FLOAT64 2
+
+typedef struct steel_batch_desc {
+    uint32_t struct_size;  /* sizeof(steel_batch_desc) */
+    int32_t backend;       /* STEEL_BACKEND_*; default CPU */
+    int32_t precision;     /* STEEL_PRECISION_*; default FLOAT64 */
+    uint32_t world_count;  /* number of worlds, >= 1; default 1 */
+    uint32_t thread_count; /* worker threads for solves; 0 = one per hardware core; default 1 */
+    uint32_t reserved0;    /* must be 0 */
+} steel_batch_desc;
+
+/* Fills *out with the defaults above (struct_size set). */
+STEEL_API void steel_batch_desc_default(steel_batch_desc* out);
+
+/* Creates a batch. abi_version must be STEEL_ABI_VERSION (of the header you compiled with).
+ * On success *out is the new handle; on failure *out is the null handle.
+ * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision),
+ * ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA not built or no device), OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc,
+                                          steel_batch* out);
+
+/* Destroys a batch and frees everything it holds. A null handle is a no-op that returns OK;
+ * a destroyed or unknown handle returns INVALID_HANDLE. */
+STEEL_API steel_status steel_batch_destroy(steel_batch batch);
+
+/* The desc the batch was created with (thread_count as resolved, never 0). */
+STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc* out);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Rows upload                                                                              */
+
+/* Row kinds and their projection sets (SPEC.md section 4). */
+#define STEEL_ROW_BILATERAL 0      /* lambda free in R */
+#define STEEL_ROW_BOUNDED 1        /* lambda in [lower, upper] */
+#define STEEL_ROW_CONTACT_NORMAL 2 /* lambda in [0, inf) */
+#define STEEL_ROW_FRICTION_BOX 3   /* lambda in [-mu*ln, mu*ln], ln the live impulse of normal_row */
+
+/*
+ * Constraint rows for every world of a batch, in one call. All arrays are concatenated over
+ * worlds in world order; "total_dofs" is the sum of world_dof_counts and "total_rows" the sum
+ * of world_row_counts.
+ *
+ * Each row touches at most two contiguous DOF blocks of its world: block k of row r covers
+ * DOFs [block_offset[2r+k], block_offset[2r+k] + block_length[2r+k]) (offsets local to the
+ * world). A length of 0 means the block is unused. The row's values are stored back to back
+ * in jacobian (and likewise in response, Y = H^-1 J^T): block 0's values, then block 1's.
+ * value_count is the total length of jacobian and of response and must equal the sum of all
+ * block lengths. The two blocks of a row must not overlap.
+ *
+ * Rows are solved in the order given. Values of a float32 batch are rounded on upload.
+ */
+typedef struct steel_rows_desc {
+    uint32_t struct_size;              /* sizeof(steel_rows_desc) */
+    uint32_t world_count;              /* must equal the batch's world count */
+    const uint32_t* world_dof_counts;  /* [world_count] n per world */
+    const uint32_t* world_row_counts;  /* [world_count] m per world */
+    const double* unconstrained_velocity; /* [total_dofs] v-hat */
+    const uint32_t* block_offset;      /* [2 * total_rows] */
+    const uint32_t* block_length;      /* [2 * total_rows] */
+    uint64_t value_count;              /* length of jacobian and response */
+    const double* jacobian;            /* [value_count] J values */
+    const double* response;            /* [value_count] Y values */
+    const double* bias;                /* [total_rows] b */
+    const int32_t* kind;               /* [total_rows] STEEL_ROW_* */
+    const double* lower;               /* [total_rows] BOUNDED rows' lower bound; NULL ok if none */
+    const double* upper;               /* [total_rows] BOUNDED rows' upper bound; NULL ok if none */
+    const int32_t* normal_row;         /* [total_rows] FRICTION_BOX: index of its CONTACT_NORMAL
+                                          row within the same world; NULL ok if none */
+    const double* friction;            /* [total_rows] FRICTION_BOX: mu >= 0; NULL ok if none */
+    const double* regularization;      /* [total_rows] c >= 0 (0 = none, SPEC 5); NULL = all 0 */
+    const double* initial_impulse;     /* [total_rows] warm-start lambda; NULL = all 0 */
+} steel_rows_desc;
+
+STEEL_API void steel_rows_desc_default(steel_rows_desc* out);
+
+/* Validates every array in full, then replaces the batch's rows and clears its results.
+ * Checked: counts, block ranges inside the world, blocks not overlapping, value_count,
+ * kinds, lower <= upper (either may be infinite, neither NaN), normal_row inside the world and
+ * pointing at a CONTACT_NORMAL row, mu finite and >= 0, regularization finite and >= 0, every
+ * other number finite, and J.Y + c (or + cfm for unregularized rows) > 0 and finite with the
+ * batch's current options. On failure the message names world, row and field, and the batch
+ * keeps its previous rows and results untouched.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, STRUCT_VERSION, OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* rows);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Options                                                                                  */
+
+/* Which solver path a world takes (reported in steel_world_stats.path; also a forcing option). */
+#define STEEL_PATH_AUTO 0    /* option only: classify each world from its live counts */
+#define STEEL_PATH_GENERAL 1 /* the matrix-free sweep (SPEC 2) */
+#define STEEL_PATH_DENSE 2   /* the small-world dense path (SPEC 3) */
+
+/* Largest row count the dense path takes, even when forced; bigger worlds run the general
+ * sweep and report STEEL_PATH_GENERAL. */
+#define STEEL_DENSE_MAX_ROWS 1024u
+
+typedef struct steel_solve_options {
+    uint32_t struct_size; /* sizeof(steel_solve_options) */
+    uint32_t iterations;  /* most sweeps per solve; default 50 */
+    double tolerance;     /* stop a world once its sweep residual <= tolerance; 0 = never;
+                             default 0. The residual is defined in steel_world_stats. */
+    double cfm;           /* >= 0, added to unregularized rows' J.Y (SPEC 5); default 0 */
+    int32_t path;         /* STEEL_PATH_*; default AUTO */
+    uint32_t warm_start;  /* 1: start from the rows' initial_impulse; 0: from zero; default 1 */
+} steel_solve_options;
+
+STEEL_API void steel_solve_options_default(steel_solve_options* out);
+
+/* Sets the batch's options (used by every later solve). Checked: iterations >= 1, tolerance
+ * finite and >= 0, cfm finite and >= 0 and keeping every uploaded row's denominator > 0, path
+ * and warm_start in range. Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, STRUCT_VERSION. */
+STEEL_API steel_status steel_batch_set_options(steel_batch batch,
+                                               const steel_solve_options* options);
+/* The batch's current options. out->struct_size must be set by the caller; that many bytes
+ * are written. */
+STEEL_API steel_status steel_batch_get_options(steel_batch batch, steel_solve_options* out);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Solve and read                                                                           */
+
+/* Solves every world with the current options. Each world is classified first, then swept up
+ * to `iterations` times. Solver health is data, not an error: a world whose numbers turn
+ * non-finite is flagged (STEEL_WORLD_NONFINITE), its impulses reset to zero and its velocity
+ * to v-hat, and no other world is affected. Results are bit-identical for any thread count.
+ * Returns OK, INVALID_HANDLE, NO_DATA (no rows uploaded), OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_solve(steel_batch batch);
+
+/* Impulses lambda of every row, concatenated over worlds like the upload ([total_rows]).
+ * out may be NULL to query the count. Returns OK, INVALID_HANDLE, NO_DATA (not solved since the
+ * last upload), BUFFER_TOO_SMALL (capacity < total_rows; *out_count still set). */
+STEEL_API steel_status steel_batch_read_impulses(steel_batch batch, double* out,
+                                                 uint64_t capacity, uint64_t* out_count);
+
+/* Velocities v = v-hat + Y lambda of every world, concatenated ([total_dofs]). Same rules. */
+STEEL_API steel_status steel_batch_read_velocities(steel_batch batch, double* out,
+                                                   uint64_t capacity, uint64_t* out_count);
+
+#define STEEL_WORLD_NONFINITE (1u << 0) /* a non-finite number appeared; results reset */
+#define STEEL_WORLD_CONVERGED (1u << 1) /* residual reached the tolerance (tolerance > 0) */
+
+/* Per-world statistics of the last solve. */
+typedef struct steel_world_stats {
+    uint32_t struct_size; /* written by the library: the size it filled */
+    int32_t path;         /* STEEL_PATH_GENERAL or STEEL_PATH_DENSE */
+    uint32_t sweeps;      /* sweeps run */
+    uint32_t flags;       /* STEEL_WORLD_* bits */
+    /* The sweep residual: the largest |d_i * (lambda_i' - lambda_i)| over the rows of one sweep,
+     * d_i the row's denominator. For a row that does not clamp this is exactly its constraint
+     * velocity error |J_i.v + b_i (+ c_i lambda_i)| before its update; for a clamped row it is
+     * the part of that error the projection lets it fix. It is zero exactly at a fixed point and
+     * has the units of J.v. */
+    double residual;       /* after the last sweep run */
+    double first_residual; /* after the first sweep (for relative tolerances) */
+} steel_world_stats;
+
+/* Statistics of every world. element_size is the caller's sizeof(steel_world_stats): elements
+ * are written with that stride and only that many bytes each, so an older caller keeps working.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (element_size < 32), NO_DATA, BUFFER_TOO_SMALL. */
+STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_size,
+                                                    steel_world_stats* out, uint32_t capacity,
+                                                    uint32_t* out_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STEEL_STEEL_H */

@@ -1,0 +1,38 @@
+// A batch: the worlds' rows in one precision, the options, the last results, and the worker
+// threads. capi/ owns batches through the handle registry; everything here is plain C++.
+#pragma once
+
+#include "row_set.hpp"
+#include "thread_pool.hpp"
+
+#include <steel/steel.h>
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace steel {
+
+template <class Real> struct BatchState {
+    RowSet<Real> rows;
+    bool has_rows = false;
+    SolveResults<Real> results;
+    bool solved = false; // results belong to the current rows
+    std::vector<steel_world_stats> stats;
+    std::vector<int32_t> world_path;         // classification of the last solve
+    std::vector<std::vector<Real>> scratch;  // per worker thread, grown, never shrunk
+};
+
+struct Batch {
+    Batch(const steel_batch_desc& desc_in, const steel_solve_options& options_in);
+
+    steel_batch_desc desc;
+    steel_solve_options options;
+    std::variant<BatchState<float>, BatchState<double>> state;
+    ThreadPool pool;
+};
+
+// Solves every world of the batch with its options on the CPU backend.
+void solve_batch_on_cpu(Batch& batch);
+
+} // namespace steel

@@ -1,0 +1,114 @@
+// The CPU backend: classify every world, then solve the worlds in parallel, each on the path it
+// was given. A world's result depends only on its own rows and the options, never on the
+// thread that ran it.
+#include "batch.hpp"
+#include "classify.hpp"
+#include "dense_path.hpp"
+#include "general_sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace steel {
+
+Batch::Batch(const steel_batch_desc& desc_in, const steel_solve_options& options_in)
+    : desc(desc_in), options(options_in), pool(desc_in.thread_count) {
+    if (desc.precision == STEEL_PRECISION_FLOAT32)
+        state.emplace<BatchState<float>>();
+    else
+        state.emplace<BatchState<double>>();
+}
+
+namespace {
+
+template <class Real> bool all_finite(const Real* values, uint32_t count) {
+    for (uint32_t k = 0; k < count; ++k)
+        if (!std::isfinite(values[k])) return false;
+    return true;
+}
+
+template <class Real>
+WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
+                         Real* scratch, Real* impulse, Real* velocity) {
+    const Real cfm = Real(options.cfm);
+    const SweepSettings settings{options.iterations, options.tolerance};
+    for (uint32_t i = 0; i < rows.row_count; ++i)
+        impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
+
+    WorldOutcome outcome;
+    if (path == STEEL_PATH_DENSE) {
+        const uint32_t m = rows.row_count;
+        Real* a = scratch;
+        Real* rhs = a + size_t(m) * m;
+        Real* column = rhs + m;
+        std::fill(column, column + rows.dof_count, Real(0));
+        build_dense_problem(rows, a, rhs, column);
+        outcome = run_sweeps<Real>(settings, [&] { return dense_sweep(rows, a, rhs, cfm, impulse); });
+        velocity_from_impulses(rows, impulse, velocity);
+    } else {
+        velocity_from_impulses(rows, impulse, velocity);
+        outcome = run_sweeps<Real>(settings, [&] { return general_sweep(rows, cfm, impulse, velocity); });
+    }
+    outcome.path = path;
+
+    // The per-sweep probe sees every error and impulse; this also catches a velocity that the
+    // last row of the last sweep made non-finite.
+    if (!all_finite(impulse, rows.row_count) || !all_finite(velocity, rows.dof_count) ||
+        !std::isfinite(outcome.residual))
+        outcome.flags |= STEEL_WORLD_NONFINITE;
+    if (outcome.flags & STEEL_WORLD_NONFINITE) {
+        // Isolate the world: hand back "no constraint applied" rather than poison.
+        outcome.flags &= ~uint32_t(STEEL_WORLD_CONVERGED);
+        std::fill(impulse, impulse + rows.row_count, Real(0));
+        std::copy(rows.unconstrained_velocity, rows.unconstrained_velocity + rows.dof_count, velocity);
+    }
+    return outcome;
+}
+
+template <class Real> void solve_state(BatchState<Real>& state, const steel_solve_options& options,
+                                       ThreadPool& pool) {
+    const RowSet<Real>& set = state.rows;
+    const uint32_t world_count = set.world_count;
+
+    state.world_path.resize(world_count);
+    uint64_t scratch_size = 0;
+    for (uint32_t w = 0; w < world_count; ++w) {
+        const uint32_t m = set.row_count(w);
+        const uint64_t values =
+            set.value_offset[set.world_row_offset[w + 1]] - set.value_offset[set.world_row_offset[w]];
+        state.world_path[w] = classify_world(options.path, m, values);
+        if (state.world_path[w] == STEEL_PATH_DENSE)
+            scratch_size = std::max(scratch_size, dense_scratch_size(m, set.dof_count(w)));
+    }
+    // Everything that may allocate happens here, before the parallel part.
+    state.scratch.resize(pool.thread_count());
+    for (std::vector<Real>& scratch : state.scratch)
+        if (scratch.size() < scratch_size) scratch.resize(scratch_size);
+    state.results.impulse.resize(set.total_rows());
+    state.results.velocity.resize(set.total_dofs());
+    state.stats.resize(world_count);
+
+    pool.parallel_for(world_count, [&](uint32_t w, uint32_t thread) {
+        const WorldRows<Real> rows = world_rows(set, w);
+        Real* impulse = state.results.impulse.data() + set.world_row_offset[w];
+        Real* velocity = state.results.velocity.data() + set.world_dof_offset[w];
+        const WorldOutcome outcome =
+            solve_world(rows, state.world_path[w], options, state.scratch[thread].data(), impulse, velocity);
+        steel_world_stats& stats = state.stats[w];
+        stats.struct_size = sizeof(steel_world_stats);
+        stats.path = outcome.path;
+        stats.sweeps = outcome.sweeps;
+        stats.flags = outcome.flags;
+        stats.residual = outcome.residual;
+        stats.first_residual = outcome.first_residual;
+    });
+    state.solved = true;
+}
+
+} // namespace
+
+void solve_batch_on_cpu(Batch& batch) {
+    std::visit([&](auto& state) { solve_state(state, batch.options, batch.pool); }, batch.state);
+}
+
+} // namespace steel

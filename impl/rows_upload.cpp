@@ -1,0 +1,222 @@
+#include "rows_upload.hpp"
+
+#include "error.hpp"
+#include "row_update.hpp"
+
+#include <cinttypes>
+#include <cmath>
+#include <limits>
+
+namespace steel {
+
+namespace {
+
+constexpr const char* kWhere = "steel_batch_upload_rows";
+
+const char* precision_name(float) { return "float32"; }
+const char* precision_name(double) { return "float64"; }
+
+[[noreturn]] void bad(const std::string& message) {
+    fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(kWhere) + ": " + message);
+}
+
+std::string row_place(uint32_t world, uint32_t row, uint64_t batch_row) {
+    return format("world %u, row %u (batch row %" PRIu64 ")", world, row, batch_row);
+}
+
+// Converts a finite double to Real; throws if it is NaN, infinite, or overflows Real.
+template <class Real> Real finite_value(double value, const std::string& place, const char* field) {
+    if (std::isnan(value)) bad(format("%s: %s is NaN", place.c_str(), field));
+    if (std::isinf(value)) bad(format("%s: %s is infinite", place.c_str(), field));
+    const Real converted = Real(value);
+    if (!std::isfinite(converted))
+        bad(format("%s: %s = %g does not fit %s", place.c_str(), field, value, precision_name(Real())));
+    return converted;
+}
+
+template <class T> void require(const T* pointer, const char* field, const char* reason) {
+    if (pointer == nullptr) bad(format("%s is NULL but %s", field, reason));
+}
+
+} // namespace
+
+template <class Real>
+RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm) {
+    if (desc.world_count != batch_world_count)
+        bad(format("world_count is %u but the batch has %u worlds", desc.world_count, batch_world_count));
+    const uint32_t world_count = desc.world_count;
+    require(desc.world_dof_counts, "world_dof_counts", "every world needs a DOF count");
+    require(desc.world_row_counts, "world_row_counts", "every world needs a row count");
+
+    RowSet<Real> set;
+    set.world_count = world_count;
+    set.world_dof_offset.resize(size_t(world_count) + 1);
+    set.world_row_offset.resize(size_t(world_count) + 1);
+    uint64_t total_dofs = 0;
+    uint64_t total_rows = 0;
+    for (uint32_t w = 0; w < world_count; ++w) {
+        set.world_dof_offset[w] = uint32_t(total_dofs);
+        set.world_row_offset[w] = uint32_t(total_rows);
+        total_dofs += desc.world_dof_counts[w];
+        total_rows += desc.world_row_counts[w];
+        if (total_dofs > UINT32_MAX || total_rows > UINT32_MAX)
+            bad(format("world %u: the batch's total DOF or row count passes 2^32 - 1", w));
+    }
+    set.world_dof_offset[world_count] = uint32_t(total_dofs);
+    set.world_row_offset[world_count] = uint32_t(total_rows);
+
+    if (total_dofs > 0) require(desc.unconstrained_velocity, "unconstrained_velocity", "there are DOFs");
+    if (total_rows > 0) {
+        require(desc.block_offset, "block_offset", "there are rows");
+        require(desc.block_length, "block_length", "there are rows");
+        require(desc.bias, "bias", "there are rows");
+        require(desc.kind, "kind", "there are rows");
+    }
+    if (desc.value_count > 0) {
+        require(desc.jacobian, "jacobian", "value_count > 0");
+        require(desc.response, "response", "value_count > 0");
+    }
+
+    set.unconstrained_velocity.resize(total_dofs);
+    for (uint32_t w = 0; w < world_count; ++w)
+        for (uint32_t k = 0; k < desc.world_dof_counts[w]; ++k) {
+            const uint64_t dof = set.world_dof_offset[w] + uint64_t(k);
+            set.unconstrained_velocity[dof] = finite_value<Real>(
+                desc.unconstrained_velocity[dof], format("world %u, dof %u", w, k),
+                "unconstrained_velocity");
+        }
+
+    set.block_offset.assign(desc.block_offset, desc.block_offset + 2 * total_rows);
+    set.block_length.assign(desc.block_length, desc.block_length + 2 * total_rows);
+    set.value_offset.resize(total_rows + 1);
+    set.bias.resize(total_rows);
+    set.kind.resize(total_rows);
+    set.lower.assign(total_rows, Real(0));
+    set.upper.assign(total_rows, Real(0));
+    set.normal_row.assign(total_rows, -1);
+    set.friction.assign(total_rows, Real(0));
+    set.regularization.assign(total_rows, Real(0));
+    set.initial_impulse.assign(total_rows, Real(0));
+    set.jy.resize(total_rows);
+
+    // Structure first (blocks, kinds, indices), so values are only read where they exist.
+    uint64_t value_total = 0;
+    for (uint32_t w = 0; w < world_count; ++w) {
+        const uint32_t n = desc.world_dof_counts[w];
+        const uint32_t m = desc.world_row_counts[w];
+        for (uint32_t i = 0; i < m; ++i) {
+            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+            const std::string place = row_place(w, i, r);
+            uint64_t begin[2], end[2];
+            for (int k = 0; k < 2; ++k) {
+                begin[k] = desc.block_offset[2 * r + k];
+                end[k] = begin[k] + desc.block_length[2 * r + k];
+                if (desc.block_length[2 * r + k] > 0 && end[k] > n)
+                    bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64 ") but the world has %u",
+                               place.c_str(), k, begin[k], end[k], n));
+            }
+            if (desc.block_length[2 * r] > 0 && desc.block_length[2 * r + 1] > 0 && begin[0] < end[1] &&
+                begin[1] < end[0])
+                bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64 ") overlap",
+                           place.c_str(), begin[0], end[0], begin[1], end[1]));
+            set.value_offset[r] = value_total;
+            value_total += uint64_t(desc.block_length[2 * r]) + desc.block_length[2 * r + 1];
+            if (value_total > desc.value_count)
+                bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values",
+                           place.c_str(), desc.value_count));
+
+            const int32_t kind = desc.kind[r];
+            set.kind[r] = kind;
+            if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_BOX)
+                bad(format("%s: kind = %d is not a STEEL_ROW_* value", place.c_str(), kind));
+            if (kind == STEEL_ROW_BOUNDED) {
+                require(desc.lower, "lower", "there are BOUNDED rows");
+                require(desc.upper, "upper", "there are BOUNDED rows");
+                const double lo = desc.lower[r], hi = desc.upper[r];
+                if (std::isnan(lo)) bad(format("%s: lower is NaN", place.c_str()));
+                if (std::isnan(hi)) bad(format("%s: upper is NaN", place.c_str()));
+                if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place.c_str(), lo, hi));
+                if (lo == INFINITY || hi == -INFINITY)
+                    bad(format("%s: the bounds [%g, %g] admit no impulse", place.c_str(), lo, hi));
+                set.lower[r] = Real(lo);
+                set.upper[r] = Real(hi);
+            }
+            if (kind == STEEL_ROW_FRICTION_BOX) {
+                require(desc.normal_row, "normal_row", "there are FRICTION_BOX rows");
+                require(desc.friction, "friction", "there are FRICTION_BOX rows");
+                const int32_t normal = desc.normal_row[r];
+                if (normal < 0 || uint32_t(normal) >= m)
+                    bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place.c_str(),
+                               normal, m));
+                const int32_t normal_kind = desc.kind[set.world_row_offset[w] + uint64_t(normal)];
+                if (normal_kind != STEEL_ROW_CONTACT_NORMAL)
+                    bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL",
+                               place.c_str(), normal, normal_kind));
+                const double mu = desc.friction[r];
+                if (!std::isfinite(mu) || mu < 0)
+                    bad(format("%s: friction = %g must be finite and >= 0", place.c_str(), mu));
+                set.normal_row[r] = normal;
+                set.friction[r] = finite_value<Real>(mu, place, "friction");
+            }
+        }
+    }
+    if (value_total != desc.value_count)
+        bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values", desc.value_count,
+                   value_total));
+    set.value_offset[total_rows] = value_total;
+
+    // Numbers next, each checked finite in the batch's precision.
+    set.jacobian.resize(value_total);
+    set.response.resize(value_total);
+    for (uint32_t w = 0; w < world_count; ++w) {
+        for (uint32_t i = 0; i < desc.world_row_counts[w]; ++i) {
+            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+            const std::string place = row_place(w, i, r);
+            for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v) {
+                const uint64_t local = v - set.value_offset[r];
+                set.jacobian[v] = finite_value<Real>(desc.jacobian[v], place,
+                                                     format("jacobian[%" PRIu64 "]", local).c_str());
+                set.response[v] = finite_value<Real>(desc.response[v], place,
+                                                     format("response[%" PRIu64 "]", local).c_str());
+            }
+            set.bias[r] = finite_value<Real>(desc.bias[r], place, "bias");
+            if (desc.regularization) {
+                const double c = desc.regularization[r];
+                if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place.c_str(), c));
+                set.regularization[r] = finite_value<Real>(c, place, "regularization");
+            }
+            if (desc.initial_impulse)
+                set.initial_impulse[r] = finite_value<Real>(desc.initial_impulse[r], place, "initial_impulse");
+        }
+    }
+    // J.Y: J and Y share the row's layout, so it is a plain dot product of the two value runs.
+    for (uint64_t r = 0; r < total_rows; ++r) {
+        Real sum = 0;
+        for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v)
+            sum += set.jacobian[v] * set.response[v];
+        set.jy[r] = sum;
+    }
+    check_denominators(set, cfm, kWhere);
+    return set;
+}
+
+template <class Real> void check_denominators(const RowSet<Real>& set, double cfm, const char* where) {
+    for (uint32_t w = 0; w < set.world_count; ++w)
+        for (uint32_t i = 0; i < set.row_count(w); ++i) {
+            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+            const Real c = set.regularization[r];
+            const Real d = row_denominator(set.jy[r], c, Real(cfm));
+            if (!(d > 0) || !std::isfinite(d))
+                fail(STEEL_ERROR_INVALID_ARGUMENT,
+                     format("%s: %s: J.Y + %s = %g must be positive and finite (J.Y = %g; is Y = H^-1 J^T?)",
+                            where, row_place(w, i, r).c_str(), c > 0 ? "regularization" : "cfm", double(d),
+                            double(set.jy[r])));
+        }
+}
+
+template RowSet<float> build_row_set<float>(const steel_rows_desc&, uint32_t, double);
+template RowSet<double> build_row_set<double>(const steel_rows_desc&, uint32_t, double);
+template void check_denominators<float>(const RowSet<float>&, double, const char*);
+template void check_denominators<double>(const RowSet<double>&, double, const char*);
+
+} // namespace steel

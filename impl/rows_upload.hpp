@@ -1,0 +1,19 @@
+// Validation and copy of a rows upload into a fresh RowSet. Nothing in the batch is touched
+// here: the caller swaps the result in only when the whole upload was valid.
+#pragma once
+
+#include "row_set.hpp"
+
+#include <steel/steel.h>
+
+namespace steel {
+
+// Throws steel::Error (INVALID_ARGUMENT) naming the world, row and field of the first problem.
+// cfm is the batch's current option, needed for the J.Y + cfm > 0 check.
+template <class Real>
+RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm);
+
+// Every uploaded row keeps a positive, finite denominator under this cfm (set_options check).
+template <class Real> void check_denominators(const RowSet<Real>& rows, double cfm, const char* where);
+
+} // namespace steel

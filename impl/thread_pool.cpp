@@ -1,0 +1,64 @@
+#include "thread_pool.hpp"
+
+namespace steel {
+
+ThreadPool::ThreadPool(uint32_t thread_count) {
+    for (uint32_t t = 1; t < thread_count; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& worker : workers_) worker.join();
+}
+
+void ThreadPool::drain(uint32_t thread) {
+    for (;;) {
+        const uint32_t index = next_.fetch_add(1, std::memory_order_relaxed);
+        if (index >= count_) return;
+        (*task_)(index, thread);
+    }
+}
+
+void ThreadPool::parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>& task) {
+    if (workers_.empty() || count <= 1) {
+        for (uint32_t i = 0; i < count; ++i) task(i, 0);
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        task_ = &task;
+        count_ = count;
+        next_.store(0, std::memory_order_relaxed);
+        busy_ = uint32_t(workers_.size());
+        ++generation_;
+    }
+    wake_.notify_all();
+    drain(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+    task_ = nullptr;
+}
+
+void ThreadPool::worker_loop(uint32_t thread) {
+    uint64_t seen = 0;
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+            if (stopping_) return;
+            seen = generation_;
+        }
+        drain(thread);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            --busy_;
+        }
+        done_.notify_one();
+    }
+}
+
+} // namespace steel
