@@ -1,0 +1,55 @@
+// Helpers shared by the tests: solve a builder's worlds through the public API and read back
+// everything, with failures reported through doctest with Steel's message.
+#pragma once
+
+#include "rows_builder.hpp"
+
+#include <doctest/doctest.h>
+#include <steel/steel.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#define REQUIRE_OK(call)                                                                           \
+    do {                                                                                           \
+        const steel_status status_ = (call);                                                       \
+        INFO("status " << status_ << ": " << steel_last_error_message());                          \
+        REQUIRE(status_ == STEEL_OK);                                                              \
+    } while (0)
+
+namespace test {
+
+struct Solved {
+    std::vector<double> impulses;
+    std::vector<double> velocities;
+    std::vector<steel_world_stats> stats;
+};
+
+struct SolveSetup {
+    int32_t precision = STEEL_PRECISION_FLOAT64;
+    uint32_t threads = 1;
+    uint32_t iterations = 50;
+    double tolerance = 0;
+    double cfm = 0;
+    int32_t path = STEEL_PATH_AUTO;
+    uint32_t warm_start = 1;
+};
+
+steel_solve_options options_for(const SolveSetup& setup);
+
+// Creates a batch sized for the builder (caller destroys it).
+steel_batch make_batch(const scenes::RowsBuilder& builder, const SolveSetup& setup);
+
+Solved read_all(steel_batch batch);
+
+// Create, upload, set options, solve, read, destroy.
+Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup);
+
+// v-hat + Y lambda recomputed in double from the builder's own arrays.
+std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std::vector<double>& impulses);
+
+double max_abs(const std::vector<double>& values);
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
+
+} // namespace test

@@ -1,0 +1,81 @@
+// The ABI is pinned: every public struct's size and field offsets, and the values of the enums
+// (never reused). A change here is a breaking change and must bump STEEL_ABI_VERSION.
+#include <doctest/doctest.h>
+#include <steel/steel.h>
+
+#include <cstddef>
+
+static_assert(STEEL_ABI_VERSION == 1, "ABI version changed: update the pinned layout below");
+
+static_assert(sizeof(steel_batch) == 8);
+static_assert(offsetof(steel_batch, id) == 0);
+
+static_assert(sizeof(steel_batch_desc) == 24);
+static_assert(offsetof(steel_batch_desc, struct_size) == 0);
+static_assert(offsetof(steel_batch_desc, backend) == 4);
+static_assert(offsetof(steel_batch_desc, precision) == 8);
+static_assert(offsetof(steel_batch_desc, world_count) == 12);
+static_assert(offsetof(steel_batch_desc, thread_count) == 16);
+static_assert(offsetof(steel_batch_desc, reserved0) == 20);
+
+static_assert(sizeof(steel_rows_desc) == 136);
+static_assert(offsetof(steel_rows_desc, struct_size) == 0);
+static_assert(offsetof(steel_rows_desc, world_count) == 4);
+static_assert(offsetof(steel_rows_desc, world_dof_counts) == 8);
+static_assert(offsetof(steel_rows_desc, world_row_counts) == 16);
+static_assert(offsetof(steel_rows_desc, unconstrained_velocity) == 24);
+static_assert(offsetof(steel_rows_desc, block_offset) == 32);
+static_assert(offsetof(steel_rows_desc, block_length) == 40);
+static_assert(offsetof(steel_rows_desc, value_count) == 48);
+static_assert(offsetof(steel_rows_desc, jacobian) == 56);
+static_assert(offsetof(steel_rows_desc, response) == 64);
+static_assert(offsetof(steel_rows_desc, bias) == 72);
+static_assert(offsetof(steel_rows_desc, kind) == 80);
+static_assert(offsetof(steel_rows_desc, lower) == 88);
+static_assert(offsetof(steel_rows_desc, upper) == 96);
+static_assert(offsetof(steel_rows_desc, normal_row) == 104);
+static_assert(offsetof(steel_rows_desc, friction) == 112);
+static_assert(offsetof(steel_rows_desc, regularization) == 120);
+static_assert(offsetof(steel_rows_desc, initial_impulse) == 128);
+
+static_assert(sizeof(steel_solve_options) == 32);
+static_assert(offsetof(steel_solve_options, struct_size) == 0);
+static_assert(offsetof(steel_solve_options, iterations) == 4);
+static_assert(offsetof(steel_solve_options, tolerance) == 8);
+static_assert(offsetof(steel_solve_options, cfm) == 16);
+static_assert(offsetof(steel_solve_options, path) == 24);
+static_assert(offsetof(steel_solve_options, warm_start) == 28);
+
+static_assert(sizeof(steel_world_stats) == 32);
+static_assert(offsetof(steel_world_stats, struct_size) == 0);
+static_assert(offsetof(steel_world_stats, path) == 4);
+static_assert(offsetof(steel_world_stats, sweeps) == 8);
+static_assert(offsetof(steel_world_stats, flags) == 12);
+static_assert(offsetof(steel_world_stats, residual) == 16);
+static_assert(offsetof(steel_world_stats, first_residual) == 24);
+
+static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 && STEEL_ERROR_INVALID_HANDLE == -2 &&
+              STEEL_ERROR_ABI_MISMATCH == -3 && STEEL_ERROR_BUFFER_TOO_SMALL == -4 && STEEL_ERROR_UNSUPPORTED == -5 &&
+              STEEL_ERROR_OUT_OF_MEMORY == -6 && STEEL_ERROR_STRUCT_VERSION == -7 && STEEL_ERROR_NO_DATA == -8 &&
+              STEEL_ERROR_INTERNAL == -9);
+static_assert(STEEL_BACKEND_CPU == 0 && STEEL_BACKEND_CUDA == 1);
+static_assert(STEEL_PRECISION_FLOAT32 == 1 && STEEL_PRECISION_FLOAT64 == 2);
+static_assert(STEEL_ROW_BILATERAL == 0 && STEEL_ROW_BOUNDED == 1 && STEEL_ROW_CONTACT_NORMAL == 2 &&
+              STEEL_ROW_FRICTION_BOX == 3);
+static_assert(STEEL_PATH_AUTO == 0 && STEEL_PATH_GENERAL == 1 && STEEL_PATH_DENSE == 2);
+static_assert(STEEL_WORLD_NONFINITE == 1 && STEEL_WORLD_CONVERGED == 2);
+
+TEST_CASE("the default structs carry their own size") {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    CHECK(desc.struct_size == sizeof(desc));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    CHECK(options.struct_size == sizeof(options));
+    CHECK(options.iterations == 50);
+    CHECK(options.warm_start == 1);
+    steel_rows_desc rows;
+    steel_rows_desc_default(&rows);
+    CHECK(rows.struct_size == sizeof(rows));
+    CHECK(rows.jacobian == nullptr);
+}

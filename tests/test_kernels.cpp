@@ -1,0 +1,53 @@
+// White-box tests of the shared kernel bodies (impl/*.hpp): the same functions a GPU backend
+// will run, exercised on the CPU.
+#include "classify.hpp"
+#include "row_update.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+
+using steel::project_impulse;
+
+TEST_CASE("projection onto each row kind's set") {
+    CHECK(project_impulse(STEEL_ROW_BILATERAL, -5.0, 0.0, 0.0, 0.0, 0.0) == -5.0);
+    CHECK(project_impulse(STEEL_ROW_BOUNDED, -5.0, -1.0, 2.0, 0.0, 0.0) == -1.0);
+    CHECK(project_impulse(STEEL_ROW_BOUNDED, 5.0, -1.0, 2.0, 0.0, 0.0) == 2.0);
+    CHECK(project_impulse(STEEL_ROW_BOUNDED, 0.5, -1.0, 2.0, 0.0, 0.0) == 0.5);
+    CHECK(project_impulse(STEEL_ROW_CONTACT_NORMAL, -0.5, 7.0, 9.0, 0.0, 0.0) == 0.0); // bounds ignored
+    CHECK(project_impulse(STEEL_ROW_CONTACT_NORMAL, 3.0, 0.0, 0.0, 0.0, 0.0) == 3.0);
+    // Friction: [-mu ln, mu ln] with the live normal impulse.
+    CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 3.0, 0.0, 0.0, 0.5, 4.0) == 2.0);
+    CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, -3.0, 0.0, 0.0, 0.5, 4.0) == -2.0);
+    CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 1.5, 0.0, 0.0, 0.5, 4.0) == 1.5);
+    CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 1.5, 0.0, 0.0, 0.5, 0.0) == 0.0);
+}
+
+TEST_CASE("projection keeps NaN visible for the non-finite check") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int32_t kind : {STEEL_ROW_BILATERAL, STEEL_ROW_BOUNDED, STEEL_ROW_CONTACT_NORMAL, STEEL_ROW_FRICTION_BOX})
+        CHECK(std::isnan(project_impulse(kind, nan, -1.0, 1.0, 0.5, 1.0)));
+}
+
+TEST_CASE("the row update is a Gauss-Seidel step on the soft condition") {
+    // error = J.v + b = 2, d = J.Y + cfm = 4: lambda moves by -2/4.
+    CHECK(steel::updated_impulse(2.0, 1.0, 4.0, 0.0, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0, 0.0) == 0.5);
+    // Regularized: error gains c * lambda = 0.5 * 1, d = J.Y + c.
+    const double d = steel::row_denominator(3.0, 0.5, 100.0);
+    CHECK(d == 3.5); // cfm left out of a regularized row
+    CHECK(steel::updated_impulse(2.0, 1.0, d, 0.5, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0, 0.0) ==
+          doctest::Approx(1.0 - 2.5 / 3.5));
+    CHECK(steel::row_denominator(3.0, 0.0, 0.25) == 3.25);
+}
+
+TEST_CASE("classification follows the requested path and the dense size limit") {
+    CHECK(steel::classify_world(STEEL_PATH_GENERAL, 4, 24) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_DENSE, 4, 24) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 12) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
+}
