@@ -56,6 +56,15 @@ void check_options(const steel_solve_options& options, const char* where) {
     if (options.path < STEEL_PATH_AUTO || options.path > STEEL_PATH_DENSE)
         bad(format("path = %d is not a STEEL_PATH_* value", options.path));
     if (options.warm_start > 1) bad(format("warm_start = %u must be 0 or 1", options.warm_start));
+    if (!std::isfinite(options.contact_regularization) || options.contact_regularization < 0)
+        bad(format("contact_regularization = %g must be finite and >= 0", options.contact_regularization));
+    if (options.nesterov_momentum > 1)
+        bad(format("nesterov_momentum = %u must be 0 or 1", options.nesterov_momentum));
+    if (options.enable_bilateral_preelimination > 1)
+        bad(format("enable_bilateral_preelimination = %u must be 0 or 1", options.enable_bilateral_preelimination));
+    if (options.record_residual_history > 1)
+        bad(format("record_residual_history = %u must be 0 or 1", options.record_residual_history));
+    if (options.reserved0 != 0) bad(format("reserved0 = %u must be 0", options.reserved0));
 }
 
 template <class Member>
@@ -155,7 +164,7 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
         std::visit(
             [&](auto& state) {
                 using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
-                auto fresh = build_row_set<Real>(rows, b.desc.world_count, b.options.cfm);
+                auto fresh = build_row_set<Real>(rows, b.desc.world_count, b.options.cfm, b.options.contact_regularization);
                 // Only now, with everything valid and allocated, does the batch change.
                 state.rows = std::move(fresh);
                 state.has_rows = true;
@@ -175,7 +184,8 @@ steel_status steel_batch_set_options(steel_batch batch, const steel_solve_option
         check_options(options, where);
         std::visit(
             [&](auto& state) {
-                if (state.has_rows) check_denominators(state.rows, options.cfm, where);
+                if (state.has_rows)
+                    check_denominators(state.rows, options.cfm, options.contact_regularization, where);
             },
             b.state);
         b.options = options;
@@ -247,6 +257,40 @@ steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_si
                     std::memset(element, 0, element_size);
                     std::memcpy(element, &state.stats[w], sizeof(steel_world_stats));
                 }
+            },
+            b.state);
+    });
+}
+
+steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world, double* out, uint32_t capacity,
+                                               uint32_t* out_count) {
+    constexpr const char* where = "steel_batch_read_residual_history";
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        if (world >= b.desc.world_count)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: world %u is out of range; the batch has %u worlds", where, world, b.desc.world_count));
+        std::visit(
+            [&](auto& state) {
+                if (!state.solved)
+                    fail(STEEL_ERROR_NO_DATA,
+                         format("%s: the batch has not been solved since its last upload", where));
+                if (state.history_stride == 0)
+                    fail(STEEL_ERROR_NO_DATA,
+                         format("%s: the last solve ran with record_residual_history = 0", where));
+                const uint32_t count = state.stats[world].sweeps;
+                if (out_count) *out_count = count;
+                if (out == nullptr) {
+                    if (!out_count)
+                        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                    return;
+                }
+                if (capacity < count)
+                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
+                         format("%s: capacity %u is smaller than the %u sweeps of world %u", where, capacity, count,
+                                world));
+                const double* history = state.history.data() + uint64_t(world) * state.history_stride;
+                std::copy(history, history + count, out);
             },
             b.state);
     });

@@ -20,6 +20,8 @@ template <class Real> struct BatchState {
     bool solved = false; // results belong to the current rows
     std::vector<steel_world_stats> stats;
     std::vector<int32_t> world_path;         // classification of the last solve
+    std::vector<double> history;             // residual per sweep, world w at w * history_stride
+    uint32_t history_stride = 0;             // iterations of the last solve, 0 = not recorded
     std::vector<std::vector<Real>> scratch;  // per worker thread, grown, never shrunk
 };
 

@@ -5,6 +5,7 @@
 #include "classify.hpp"
 #include "dense_path.hpp"
 #include "general_sweep.hpp"
+#include "momentum.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,40 +28,61 @@ template <class Real> bool all_finite(const Real* values, uint32_t count) {
     return true;
 }
 
+// Scratch one world needs on its path: the dense problem, then the momentum vectors.
+uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n) {
+    uint64_t size = path == STEEL_PATH_DENSE ? dense_scratch_size(m, n) : 0;
+    if (momentum) size += 2 * uint64_t(m) + n;
+    return size;
+}
+
 template <class Real>
 WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
-                         Real* scratch, Real* impulse, Real* velocity) {
-    const Real cfm = Real(options.cfm);
+                         Real* scratch, Real* impulse, Real* velocity, double* history) {
+    const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
     const SweepSettings settings{options.iterations, options.tolerance};
-    for (uint32_t i = 0; i < rows.row_count; ++i)
-        impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
+    const uint32_t m = rows.row_count, n = rows.dof_count;
+    const bool dense = path == STEEL_PATH_DENSE;
+    const bool momentum = options.nesterov_momentum != 0;
+    for (uint32_t i = 0; i < m; ++i) impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
 
-    WorldOutcome outcome;
-    if (path == STEEL_PATH_DENSE) {
-        const uint32_t m = rows.row_count;
-        Real* a = scratch;
-        Real* rhs = a + size_t(m) * m;
+    Real* cursor = scratch;
+    Real *a = nullptr, *rhs = nullptr;
+    if (dense) {
+        a = cursor;
+        rhs = a + size_t(m) * m;
         Real* column = rhs + m;
-        std::fill(column, column + rows.dof_count, Real(0));
+        std::fill(column, column + n, Real(0));
         build_dense_problem(rows, a, rhs, column);
-        outcome = run_sweeps<Real>(settings, [&] { return dense_sweep(rows, a, rhs, cfm, impulse); });
-        velocity_from_impulses(rows, impulse, velocity);
+        cursor += dense_scratch_size(m, n);
     } else {
         velocity_from_impulses(rows, impulse, velocity);
-        outcome = run_sweeps<Real>(settings, [&] { return general_sweep(rows, cfm, impulse, velocity); });
     }
+    MomentumState<Real> state{};
+    if (momentum) {
+        state.start = cursor;
+        state.previous = cursor + m;
+        state.previous_velocity = dense ? nullptr : cursor + 2 * size_t(m);
+        momentum_reset(state, impulse, m, velocity, n);
+    }
+
+    const auto sweep = [&] {
+        if (momentum) momentum_begin_sweep(state, impulse, m);
+        return dense ? dense_sweep(rows, a, rhs, params, impulse) : general_sweep(rows, params, impulse, velocity);
+    };
+    const auto between = [&](uint32_t) { return momentum && momentum_extrapolate(state, impulse, m, velocity, n); };
+    WorldOutcome outcome = run_sweeps<Real>(settings, history, sweep, between);
+    if (dense) velocity_from_impulses(rows, impulse, velocity);
     outcome.path = path;
 
     // The per-sweep probe sees every error and impulse; this also catches a velocity that the
     // last row of the last sweep made non-finite.
-    if (!all_finite(impulse, rows.row_count) || !all_finite(velocity, rows.dof_count) ||
-        !std::isfinite(outcome.residual))
+    if (!all_finite(impulse, m) || !all_finite(velocity, n) || !std::isfinite(outcome.residual))
         outcome.flags |= STEEL_WORLD_NONFINITE;
     if (outcome.flags & STEEL_WORLD_NONFINITE) {
         // Isolate the world: hand back "no constraint applied" rather than poison.
         outcome.flags &= ~uint32_t(STEEL_WORLD_CONVERGED);
-        std::fill(impulse, impulse + rows.row_count, Real(0));
-        std::copy(rows.unconstrained_velocity, rows.unconstrained_velocity + rows.dof_count, velocity);
+        std::fill(impulse, impulse + m, Real(0));
+        std::copy(rows.unconstrained_velocity, rows.unconstrained_velocity + n, velocity);
     }
     return outcome;
 }
@@ -69,6 +91,7 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
                                        ThreadPool& pool) {
     const RowSet<Real>& set = state.rows;
     const uint32_t world_count = set.world_count;
+    const bool momentum = options.nesterov_momentum != 0;
 
     state.world_path.resize(world_count);
     uint64_t scratch_size = 0;
@@ -77,8 +100,7 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
         const uint64_t values =
             set.value_offset[set.world_row_offset[w + 1]] - set.value_offset[set.world_row_offset[w]];
         state.world_path[w] = classify_world(options.path, m, values);
-        if (state.world_path[w] == STEEL_PATH_DENSE)
-            scratch_size = std::max(scratch_size, dense_scratch_size(m, set.dof_count(w)));
+        scratch_size = std::max(scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
     }
     // Everything that may allocate happens here, before the parallel part.
     state.scratch.resize(pool.thread_count());
@@ -87,20 +109,25 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
     state.results.impulse.resize(set.total_rows());
     state.results.velocity.resize(set.total_dofs());
     state.stats.resize(world_count);
+    state.history_stride = options.record_residual_history ? options.iterations : 0;
+    state.history.assign(uint64_t(world_count) * state.history_stride, 0.0);
 
     pool.parallel_for(world_count, [&](uint32_t w, uint32_t thread) {
         const WorldRows<Real> rows = world_rows(set, w);
         Real* impulse = state.results.impulse.data() + set.world_row_offset[w];
         Real* velocity = state.results.velocity.data() + set.world_dof_offset[w];
-        const WorldOutcome outcome =
-            solve_world(rows, state.world_path[w], options, state.scratch[thread].data(), impulse, velocity);
+        double* history = state.history_stride ? state.history.data() + uint64_t(w) * state.history_stride : nullptr;
+        const WorldOutcome outcome = solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
+                                                 impulse, velocity, history);
         steel_world_stats& stats = state.stats[w];
+        stats = steel_world_stats{};
         stats.struct_size = sizeof(steel_world_stats);
         stats.path = outcome.path;
         stats.sweeps = outcome.sweeps;
         stats.flags = outcome.flags;
         stats.residual = outcome.residual;
         stats.first_residual = outcome.first_residual;
+        stats.momentum_restarts = outcome.restarts;
     });
     state.solved = true;
 }

@@ -15,10 +15,10 @@ inline uint64_t dense_scratch_size(uint32_t row_count, uint32_t dof_count) {
 }
 
 // Fills a (row-major m x m) and rhs. column is a zeroed scratch vector of dof_count values and is
-// left zeroed. A's diagonal is taken from the stored J.Y so both paths share the denominator.
+// left zeroed. The entries the row update reads directly (J.Y on the diagonal, a cone pair's
+// cross terms) are the stored ones, so both paths share them exactly.
 template <class Real>
-STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs,
-                                                  Real* column) {
+STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs, Real* column) {
     const uint32_t m = rows.row_count;
     for (uint32_t j = 0; j < m; ++j) {
         row_axpy(rows, j, rows.response, Real(1), column); // column = Y_j
@@ -26,28 +26,36 @@ STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, R
             a[size_t(i) * m + j] = i == j ? rows.jy[i] : row_dot(rows, i, rows.jacobian, column);
         row_axpy(rows, j, rows.response, Real(-1), column); // back to exact zeros: x + y - y
     }
+    for (uint32_t i = 0; i + 1 < m; ++i)
+        if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
+            a[size_t(i) * m + i + 1] = rows.cone_cross_01[i];
+            a[size_t(i + 1) * m + i] = rows.cone_cross_10[i];
+            ++i;
+        }
     for (uint32_t i = 0; i < m; ++i)
         rhs[i] = row_dot(rows, i, rows.jacobian, rows.unconstrained_velocity) + rows.bias[i];
 }
 
+// The velocity error rhs_i + A_i . lambda of row i.
 template <class Real>
-STEEL_HOST_DEVICE inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a,
-                                                      const Real* rhs, Real cfm, Real* impulse) {
+STEEL_HOST_DEVICE inline Real dense_row_error(const Real* a, const Real* rhs, uint32_t m, uint32_t i, const Real* impulse) {
+    const Real* a_row = a + size_t(i) * m;
+    Real error = rhs[i];
+    for (uint32_t j = 0; j < m; ++j) error += a_row[j] * impulse[j];
+    return error;
+}
+
+template <class Real>
+STEEL_HOST_DEVICE inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
+                                                      const SolveParams<Real>& params, Real* impulse) {
     SweepResult<Real> result;
     const uint32_t m = rows.row_count;
-    for (uint32_t i = 0; i < m; ++i) {
-        const Real* a_row = a + size_t(i) * m;
-        Real error = rhs[i];
-        for (uint32_t j = 0; j < m; ++j) error += a_row[j] * impulse[j];
-        const Real c = rows.regularization[i];
-        const Real d = row_denominator(rows.jy[i], c, cfm);
-        const int32_t normal = rows.normal_row[i];
-        const Real normal_impulse = normal >= 0 ? impulse[normal] : Real(0);
-        const Real old_impulse = impulse[i];
-        const Real new_impulse = updated_impulse(error, old_impulse, d, c, rows.kind[i], rows.lower[i],
-                                                 rows.upper[i], rows.friction[i], normal_impulse);
-        impulse[i] = new_impulse;
-        record_step(result, d, new_impulse - old_impulse, error, new_impulse);
+    for (uint32_t i = 0; i < m;) {
+        const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
+        const Real error0 = dense_row_error(a, rhs, m, i, impulse);
+        const Real error1 = pair ? dense_row_error(a, rhs, m, i + 1, impulse) : Real(0);
+        Real step[2];
+        i += update_rows(rows, i, params, error0, error1, impulse, step, result);
     }
     return result;
 }

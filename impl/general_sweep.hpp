@@ -11,22 +11,17 @@ namespace steel {
 // One Gauss-Seidel sweep over the world's rows in upload order. Invariant on entry and exit:
 // velocity = v-hat + sum_j Y_j impulse_j.
 template <class Real>
-STEEL_HOST_DEVICE inline SweepResult<Real> general_sweep(const WorldRows<Real>& rows, Real cfm,
+STEEL_HOST_DEVICE inline SweepResult<Real> general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
                                                         Real* impulse, Real* velocity) {
     SweepResult<Real> result;
-    for (uint32_t i = 0; i < rows.row_count; ++i) {
-        const Real error = row_dot(rows, i, rows.jacobian, velocity) + rows.bias[i];
-        const Real c = rows.regularization[i];
-        const Real d = row_denominator(rows.jy[i], c, cfm);
-        const int32_t normal = rows.normal_row[i];
-        const Real normal_impulse = normal >= 0 ? impulse[normal] : Real(0);
-        const Real old_impulse = impulse[i];
-        const Real new_impulse = updated_impulse(error, old_impulse, d, c, rows.kind[i], rows.lower[i],
-                                                 rows.upper[i], rows.friction[i], normal_impulse);
-        const Real step = new_impulse - old_impulse;
-        row_axpy(rows, i, rows.response, step, velocity);
-        impulse[i] = new_impulse;
-        record_step(result, d, step, error, new_impulse);
+    for (uint32_t i = 0; i < rows.row_count;) {
+        const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
+        const Real error0 = row_dot(rows, i, rows.jacobian, velocity) + rows.bias[i];
+        const Real error1 = pair ? row_dot(rows, i + 1, rows.jacobian, velocity) + rows.bias[i + 1] : Real(0);
+        Real step[2];
+        const uint32_t used = update_rows(rows, i, params, error0, error1, impulse, step, result);
+        for (uint32_t k = 0; k < used; ++k) row_axpy(rows, i + k, rows.response, step[k], velocity);
+        i += used;
     }
     return result;
 }

@@ -33,6 +33,10 @@ template <class Real> struct RowSet {
     std::vector<Real> regularization;  // c (0 = unregularized)
     std::vector<Real> initial_impulse; // warm start
     std::vector<Real> jy;              // J.Y per row, computed once per upload
+    // For the first row i of a FRICTION_CONE pair: the off-diagonal entries of the pair's 2x2
+    // block of A, J_i.Y_{i+1} and J_{i+1}.Y_i (0 elsewhere). Computed once per upload.
+    std::vector<Real> cone_cross_01;
+    std::vector<Real> cone_cross_10;
 
     uint32_t total_dofs() const { return world_dof_offset.empty() ? 0 : world_dof_offset.back(); }
     uint32_t total_rows() const { return world_row_offset.empty() ? 0 : world_row_offset.back(); }

@@ -14,7 +14,11 @@
 // regularized row's fixed point is J.v + b + c lambda = 0: it is soft and settles elsewhere.
 #pragma once
 
+#include "cone_friction.hpp"
 #include "host_device.hpp"
+#include "solve_params.hpp"
+#include "sweep_result.hpp"
+#include "world_rows.hpp"
 
 #include <steel/steel.h>
 
@@ -61,6 +65,42 @@ STEEL_HOST_DEVICE inline Real updated_impulse(Real constraint_error, Real impuls
     const Real error = constraint_error + regularization * impulse;
     return project_impulse(kind, impulse - error / denominator, lower, upper, friction,
                            normal_impulse);
+}
+
+// Updates the row at i, or the FRICTION_CONE pair starting at i, from the velocity errors
+// J.v + b of those rows (error1 is read for a pair only). Writes the impulse changes to
+// step[0] (and step[1]) for the caller to apply to v, records them in result, and returns the
+// number of rows consumed (1 or 2). Both paths call this, so they share every rounding.
+template <class Real>
+STEEL_HOST_DEVICE inline uint32_t update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
+                                              Real error0, Real error1, Real* impulse, Real step[2],
+                                              SweepResult<Real>& result) {
+    const int32_t normal = rows.normal_row[i];
+    const Real normal_impulse = normal >= 0 ? impulse[normal] : Real(0);
+    if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
+        const uint32_t k = i + 1;
+        const Real c0 = rows.regularization[i], c1 = rows.regularization[k];
+        const Real soft0 = error0 + c0 * impulse[i], soft1 = error1 + c1 * impulse[k];
+        const Real a00 = rows.jy[i] + c0, a11 = rows.jy[k] + c1;
+        const ConeStep<Real> next = cone_block_update(soft0, soft1, impulse[i], impulse[k], a00, rows.cone_cross_01[i],
+                                                      rows.cone_cross_10[i], a11, rows.friction[i], normal_impulse);
+        step[0] = next.impulse0 - impulse[i];
+        step[1] = next.impulse1 - impulse[k];
+        impulse[i] = next.impulse0;
+        impulse[k] = next.impulse1;
+        record_step(result, a00, step[0], soft0, next.impulse0);
+        record_step(result, a11, step[1], soft1, next.impulse1);
+        return 2;
+    }
+    const Real c = row_regularization(rows, i, params);
+    const Real d = row_denominator(rows.jy[i], c, params.cfm);
+    const Real old_impulse = impulse[i];
+    const Real new_impulse = updated_impulse(error0, old_impulse, d, c, rows.kind[i], rows.lower[i], rows.upper[i],
+                                             rows.friction[i], normal_impulse);
+    step[0] = new_impulse - old_impulse;
+    impulse[i] = new_impulse;
+    record_step(result, d, step[0], error0, new_impulse);
+    return 1;
 }
 
 } // namespace steel

@@ -2,6 +2,7 @@
 
 #include "error.hpp"
 #include "row_update.hpp"
+#include "world_rows.hpp"
 
 #include <cinttypes>
 #include <cmath>
@@ -38,10 +39,60 @@ template <class T> void require(const T* pointer, const char* field, const char*
     if (pointer == nullptr) bad(format("%s is NULL but %s", field, reason));
 }
 
+// FRICTION_CONE rows come in consecutive pairs naming the same normal row and friction.
+template <class Real> void check_cone_pairs(const RowSet<Real>& set) {
+    for (uint32_t w = 0; w < set.world_count; ++w) {
+        const uint32_t m = set.row_count(w);
+        for (uint32_t i = 0; i < m; ++i) {
+            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+            if (set.kind[r] != STEEL_ROW_FRICTION_CONE) continue;
+            if (i + 1 >= m || set.kind[r + 1] != STEEL_ROW_FRICTION_CONE)
+                bad(format("%s: a FRICTION_CONE row must be followed by its partner, another FRICTION_CONE row",
+                           row_place(w, i, r).c_str()));
+            if (set.normal_row[r + 1] != set.normal_row[r] || set.friction[r + 1] != set.friction[r])
+                bad(format("%s: the FRICTION_CONE pair's second row has normal_row = %d and friction = %g, "
+                           "the first %d and %g; they must match",
+                           row_place(w, i + 1, r + 1).c_str(), set.normal_row[r + 1], double(set.friction[r + 1]),
+                           set.normal_row[r], double(set.friction[r])));
+            ++i; // the partner
+        }
+    }
+}
+
+// The off-diagonal entries of each cone pair's 2x2 block of A, through a dense scratch vector,
+// and a check that the block (with its regularization) is positive definite.
+template <class Real> void compute_cone_cross_terms(RowSet<Real>& set) {
+    const uint64_t total_rows = set.total_rows();
+    set.cone_cross_01.assign(total_rows, Real(0));
+    set.cone_cross_10.assign(total_rows, Real(0));
+    std::vector<Real> column;
+    for (uint32_t w = 0; w < set.world_count; ++w) {
+        const WorldRows<Real> rows = world_rows(set, w);
+        for (uint32_t i = 0; i + 1 < rows.row_count; ++i) {
+            if (rows.kind[i] != STEEL_ROW_FRICTION_CONE) continue;
+            column.assign(rows.dof_count, Real(0));
+            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+            row_axpy(rows, i + 1, rows.response, Real(1), column.data());
+            set.cone_cross_01[r] = row_dot(rows, i, rows.jacobian, column.data());
+            column.assign(rows.dof_count, Real(0));
+            row_axpy(rows, i, rows.response, Real(1), column.data());
+            set.cone_cross_10[r] = row_dot(rows, i + 1, rows.jacobian, column.data());
+            const Real a00 = set.jy[r] + set.regularization[r], a11 = set.jy[r + 1] + set.regularization[r + 1];
+            const Real det = a00 * a11 - set.cone_cross_01[r] * set.cone_cross_10[r];
+            if (!(a00 > 0) || !(det > 0) || !std::isfinite(det))
+                bad(format("%s: the FRICTION_CONE pair's 2x2 block of A has determinant %g; it must be positive "
+                           "definite (are the two tangent rows parallel?)",
+                           row_place(w, i, r).c_str(), double(det)));
+            ++i;
+        }
+    }
+}
+
 } // namespace
 
 template <class Real>
-RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm) {
+RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+                           double contact_regularization) {
     if (desc.world_count != batch_world_count)
         bad(format("world_count is %u but the batch has %u worlds", desc.world_count, batch_world_count));
     const uint32_t world_count = desc.world_count;
@@ -127,7 +178,7 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
 
             const int32_t kind = desc.kind[r];
             set.kind[r] = kind;
-            if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_BOX)
+            if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_CONE)
                 bad(format("%s: kind = %d is not a STEEL_ROW_* value", place.c_str(), kind));
             if (kind == STEEL_ROW_BOUNDED) {
                 require(desc.lower, "lower", "there are BOUNDED rows");
@@ -141,9 +192,9 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
                 set.lower[r] = Real(lo);
                 set.upper[r] = Real(hi);
             }
-            if (kind == STEEL_ROW_FRICTION_BOX) {
-                require(desc.normal_row, "normal_row", "there are FRICTION_BOX rows");
-                require(desc.friction, "friction", "there are FRICTION_BOX rows");
+            if (kind == STEEL_ROW_FRICTION_BOX || kind == STEEL_ROW_FRICTION_CONE) {
+                require(desc.normal_row, "normal_row", "there are friction rows");
+                require(desc.friction, "friction", "there are friction rows");
                 const int32_t normal = desc.normal_row[r];
                 if (normal < 0 || uint32_t(normal) >= m)
                     bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place.c_str(),
@@ -160,6 +211,7 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
             }
         }
     }
+    check_cone_pairs(set);
     if (value_total != desc.value_count)
         bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values", desc.value_count,
                    value_total));
@@ -196,27 +248,32 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
             sum += set.jacobian[v] * set.response[v];
         set.jy[r] = sum;
     }
-    check_denominators(set, cfm, kWhere);
+    compute_cone_cross_terms(set);
+    check_denominators(set, cfm, contact_regularization, kWhere);
     return set;
 }
 
-template <class Real> void check_denominators(const RowSet<Real>& set, double cfm, const char* where) {
+template <class Real>
+void check_denominators(const RowSet<Real>& set, double cfm, double contact_regularization, const char* where) {
     for (uint32_t w = 0; w < set.world_count; ++w)
         for (uint32_t i = 0; i < set.row_count(w); ++i) {
             const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            const Real c = set.regularization[r];
-            const Real d = row_denominator(set.jy[r], c, Real(cfm));
+            // The same choice of c and d the row update makes (row_update.hpp).
+            Real c = set.regularization[r];
+            if (c == 0 && set.kind[r] == STEEL_ROW_CONTACT_NORMAL) c = Real(contact_regularization);
+            const bool cone = set.kind[r] == STEEL_ROW_FRICTION_CONE;
+            const Real d = cone ? set.jy[r] + c : row_denominator(set.jy[r], c, Real(cfm));
             if (!(d > 0) || !std::isfinite(d))
                 fail(STEEL_ERROR_INVALID_ARGUMENT,
                      format("%s: %s: J.Y + %s = %g must be positive and finite (J.Y = %g; is Y = H^-1 J^T?)",
-                            where, row_place(w, i, r).c_str(), c > 0 ? "regularization" : "cfm", double(d),
+                            where, row_place(w, i, r).c_str(), c > 0 || cone ? "regularization" : "cfm", double(d),
                             double(set.jy[r])));
         }
 }
 
-template RowSet<float> build_row_set<float>(const steel_rows_desc&, uint32_t, double);
-template RowSet<double> build_row_set<double>(const steel_rows_desc&, uint32_t, double);
-template void check_denominators<float>(const RowSet<float>&, double, const char*);
-template void check_denominators<double>(const RowSet<double>&, double, const char*);
+template RowSet<float> build_row_set<float>(const steel_rows_desc&, uint32_t, double, double);
+template RowSet<double> build_row_set<double>(const steel_rows_desc&, uint32_t, double, double);
+template void check_denominators<float>(const RowSet<float>&, double, double, const char*);
+template void check_denominators<double>(const RowSet<double>&, double, double, const char*);
 
 } // namespace steel

@@ -9,11 +9,13 @@
 namespace steel {
 
 // Throws steel::Error (INVALID_ARGUMENT) naming the world, row and field of the first problem.
-// cfm is the batch's current option, needed for the J.Y + cfm > 0 check.
+// cfm and contact_regularization are the batch's current options, needed for the d > 0 check.
 template <class Real>
-RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm);
+RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+                           double contact_regularization);
 
-// Every uploaded row keeps a positive, finite denominator under this cfm (set_options check).
-template <class Real> void check_denominators(const RowSet<Real>& rows, double cfm, const char* where);
+// Every uploaded row keeps a positive, finite denominator under these options (set_options check).
+template <class Real>
+void check_denominators(const RowSet<Real>& rows, double cfm, double contact_regularization, const char* where);
 
 } // namespace steel

@@ -34,19 +34,24 @@ struct WorldOutcome {
     int32_t path = STEEL_PATH_GENERAL;
     uint32_t sweeps = 0;
     uint32_t flags = 0;
+    uint32_t restarts = 0;
     double residual = 0;
     double first_residual = 0;
 };
 
 // Runs sweep() up to settings.iterations times, stopping early at the tolerance or at the first
-// non-finite number. sweep() returns a SweepResult<Real>.
-template <class Real, class Sweep>
-STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, Sweep&& sweep) {
+// non-finite number. sweep() returns a SweepResult<Real>; between(k) runs after sweep k when
+// another sweep follows (momentum lives there) and returns true if it restarted. history, when
+// not null, receives every sweep's residual.
+template <class Real, class Sweep, class Between>
+STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, double* history, Sweep&& sweep,
+                                                 Between&& between) {
     WorldOutcome outcome;
     for (uint32_t k = 0; k < settings.iterations; ++k) {
         const SweepResult<Real> result = sweep();
         outcome.sweeps = k + 1;
         outcome.residual = double(result.residual);
+        if (history) history[k] = outcome.residual;
         if (k == 0) outcome.first_residual = outcome.residual;
         if (result.nonfinite_probe != Real(0)) {
             outcome.flags |= STEEL_WORLD_NONFINITE;
@@ -56,6 +61,7 @@ STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, 
             outcome.flags |= STEEL_WORLD_CONVERGED;
             break;
         }
+        if (k + 1 < settings.iterations && between(k)) ++outcome.restarts;
     }
     return outcome;
 }

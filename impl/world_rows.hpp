@@ -27,6 +27,8 @@ template <class Real> struct WorldRows {
     const Real* regularization;
     const Real* initial_impulse;
     const Real* jy;
+    const Real* cone_cross_01;
+    const Real* cone_cross_10;
 };
 
 template <class Real> WorldRows<Real> world_rows(const RowSet<Real>& set, uint32_t world) {
@@ -50,6 +52,8 @@ template <class Real> WorldRows<Real> world_rows(const RowSet<Real>& set, uint32
     rows.regularization = set.regularization.data() + row0;
     rows.initial_impulse = set.initial_impulse.data() + row0;
     rows.jy = set.jy.data() + row0;
+    rows.cone_cross_01 = set.cone_cross_01.data() + row0;
+    rows.cone_cross_10 = set.cone_cross_10.data() + row0;
     return rows;
 }
 

@@ -38,21 +38,28 @@ static_assert(offsetof(steel_rows_desc, friction) == 112);
 static_assert(offsetof(steel_rows_desc, regularization) == 120);
 static_assert(offsetof(steel_rows_desc, initial_impulse) == 128);
 
-static_assert(sizeof(steel_solve_options) == 32);
+static_assert(sizeof(steel_solve_options) == 56);
 static_assert(offsetof(steel_solve_options, struct_size) == 0);
 static_assert(offsetof(steel_solve_options, iterations) == 4);
 static_assert(offsetof(steel_solve_options, tolerance) == 8);
 static_assert(offsetof(steel_solve_options, cfm) == 16);
 static_assert(offsetof(steel_solve_options, path) == 24);
 static_assert(offsetof(steel_solve_options, warm_start) == 28);
+static_assert(offsetof(steel_solve_options, contact_regularization) == 32);
+static_assert(offsetof(steel_solve_options, nesterov_momentum) == 40);
+static_assert(offsetof(steel_solve_options, enable_bilateral_preelimination) == 44);
+static_assert(offsetof(steel_solve_options, record_residual_history) == 48);
+static_assert(offsetof(steel_solve_options, reserved0) == 52);
 
-static_assert(sizeof(steel_world_stats) == 32);
+static_assert(sizeof(steel_world_stats) == 40);
 static_assert(offsetof(steel_world_stats, struct_size) == 0);
 static_assert(offsetof(steel_world_stats, path) == 4);
 static_assert(offsetof(steel_world_stats, sweeps) == 8);
 static_assert(offsetof(steel_world_stats, flags) == 12);
 static_assert(offsetof(steel_world_stats, residual) == 16);
 static_assert(offsetof(steel_world_stats, first_residual) == 24);
+static_assert(offsetof(steel_world_stats, momentum_restarts) == 32);
+static_assert(offsetof(steel_world_stats, reserved0) == 36);
 
 static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 && STEEL_ERROR_INVALID_HANDLE == -2 &&
               STEEL_ERROR_ABI_MISMATCH == -3 && STEEL_ERROR_BUFFER_TOO_SMALL == -4 && STEEL_ERROR_UNSUPPORTED == -5 &&
@@ -61,7 +68,7 @@ static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 && STEEL_ERROR
 static_assert(STEEL_BACKEND_CPU == 0 && STEEL_BACKEND_CUDA == 1);
 static_assert(STEEL_PRECISION_FLOAT32 == 1 && STEEL_PRECISION_FLOAT64 == 2);
 static_assert(STEEL_ROW_BILATERAL == 0 && STEEL_ROW_BOUNDED == 1 && STEEL_ROW_CONTACT_NORMAL == 2 &&
-              STEEL_ROW_FRICTION_BOX == 3);
+              STEEL_ROW_FRICTION_BOX == 3 && STEEL_ROW_FRICTION_CONE == 4);
 static_assert(STEEL_PATH_AUTO == 0 && STEEL_PATH_GENERAL == 1 && STEEL_PATH_DENSE == 2);
 static_assert(STEEL_WORLD_NONFINITE == 1 && STEEL_WORLD_CONVERGED == 2);
 

@@ -152,7 +152,7 @@ TEST_CASE("reads report the size, refuse a small buffer, and write nothing past 
 
     steel_world_stats stats[2];
     uint32_t worlds = 0;
-    CHECK(steel_batch_read_world_stats(batch, 16, stats, 2, &worlds) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_read_world_stats(batch, 32, stats, 2, &worlds) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats, 0, &worlds) ==
           STEEL_ERROR_BUFFER_TOO_SMALL);
     CHECK(worlds == 1);

@@ -132,6 +132,11 @@ STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc*
 #define STEEL_ROW_BOUNDED 1        /* lambda in [lower, upper] */
 #define STEEL_ROW_CONTACT_NORMAL 2 /* lambda in [0, inf) */
 #define STEEL_ROW_FRICTION_BOX 3   /* lambda in [-mu*ln, mu*ln], ln the live impulse of normal_row */
+/* Coupled (cone) friction: two consecutive FRICTION_CONE rows are one contact's two tangent
+ * directions, solved as one block with their 2x2 part of A and projected onto the disk
+ * |lambda_t| <= mu*ln. Both rows name the same normal_row and the same friction; cfm is left
+ * out of the block. */
+#define STEEL_ROW_FRICTION_CONE 4
 
 /*
  * Constraint rows for every world of a batch, in one call. All arrays are concatenated over
@@ -162,9 +167,9 @@ typedef struct steel_rows_desc {
     const int32_t* kind;               /* [total_rows] STEEL_ROW_* */
     const double* lower;               /* [total_rows] BOUNDED rows' lower bound; NULL ok if none */
     const double* upper;               /* [total_rows] BOUNDED rows' upper bound; NULL ok if none */
-    const int32_t* normal_row;         /* [total_rows] FRICTION_BOX: index of its CONTACT_NORMAL
-                                          row within the same world; NULL ok if none */
-    const double* friction;            /* [total_rows] FRICTION_BOX: mu >= 0; NULL ok if none */
+    const int32_t* normal_row;         /* [total_rows] FRICTION_BOX / _CONE: index of its
+                                          CONTACT_NORMAL row within the same world; NULL ok if none */
+    const double* friction;            /* [total_rows] FRICTION_BOX / _CONE: mu >= 0; NULL ok if none */
     const double* regularization;      /* [total_rows] c >= 0 (0 = none, SPEC 5); NULL = all 0 */
     const double* initial_impulse;     /* [total_rows] warm-start lambda; NULL = all 0 */
 } steel_rows_desc;
@@ -201,6 +206,19 @@ typedef struct steel_solve_options {
     double cfm;           /* >= 0, added to unregularized rows' J.Y (SPEC 5); default 0 */
     int32_t path;         /* STEEL_PATH_*; default AUTO */
     uint32_t warm_start;  /* 1: start from the rows' initial_impulse; 0: from zero; default 1 */
+    /* c >= 0 given to every CONTACT_NORMAL row whose own regularization is 0 (SPEC 5): soft
+     * contacts. 0 = none; default 0. */
+    double contact_regularization;
+    /* 1: Nesterov extrapolation between sweeps with gradient restart (SPEC 6); default 0. */
+    uint32_t nesterov_momentum;
+    /* 1: eliminate each world's bilateral rows exactly before the sweep and recover their
+     * impulses after it (SPEC 5); the elimination is regularized by max(cfm, a tiny floor);
+     * default 0. */
+    uint32_t enable_bilateral_preelimination;
+    /* 1: keep one residual per sweep per world, read with steel_batch_read_residual_history;
+     * default 0. */
+    uint32_t record_residual_history;
+    uint32_t reserved0; /* must be 0 */
 } steel_solve_options;
 
 STEEL_API void steel_solve_options_default(steel_solve_options* out);
@@ -234,6 +252,13 @@ STEEL_API steel_status steel_batch_read_impulses(steel_batch batch, double* out,
 STEEL_API steel_status steel_batch_read_velocities(steel_batch batch, double* out,
                                                    uint64_t capacity, uint64_t* out_count);
 
+/* The residual of every sweep the last solve ran in one world (record_residual_history must
+ * have been 1 for that solve), oldest first; *out_count is the world's sweep count. out may be
+ * NULL to query. Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (world out of range), NO_DATA (not
+ * solved, or solved without history), BUFFER_TOO_SMALL. */
+STEEL_API steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world, double* out,
+                                                         uint32_t capacity, uint32_t* out_count);
+
 #define STEEL_WORLD_NONFINITE (1u << 0) /* a non-finite number appeared; results reset */
 #define STEEL_WORLD_CONVERGED (1u << 1) /* residual reached the tolerance (tolerance > 0) */
 
@@ -250,11 +275,13 @@ typedef struct steel_world_stats {
      * has the units of J.v. */
     double residual;       /* after the last sweep run */
     double first_residual; /* after the first sweep (for relative tolerances) */
+    uint32_t momentum_restarts; /* times nesterov_momentum restarted (0 without momentum) */
+    uint32_t reserved0;         /* 0 */
 } steel_world_stats;
 
 /* Statistics of every world. element_size is the caller's sizeof(steel_world_stats): elements
  * are written with that stride and only that many bytes each, so an older caller keeps working.
- * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (element_size < 32), NO_DATA, BUFFER_TOO_SMALL. */
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (element_size < 40), NO_DATA, BUFFER_TOO_SMALL. */
 STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_size,
                                                     steel_world_stats* out, uint32_t capacity,
                                                     uint32_t* out_count);
