@@ -2,12 +2,14 @@
 // threads. capi/ owns batches through the handle registry; everything here is plain C++.
 #pragma once
 
+#include "preelimination.hpp"
 #include "row_set.hpp"
 #include "thread_pool.hpp"
 
 #include <steel/steel.h>
 
 #include <cstdint>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -23,6 +25,7 @@ template <class Real> struct BatchState {
     std::vector<double> history;             // residual per sweep, world w at w * history_stride
     uint32_t history_stride = 0;             // iterations of the last solve, 0 = not recorded
     std::vector<std::vector<Real>> scratch;  // per worker thread, grown, never shrunk
+    std::vector<PreeliminationWorkspace<Real>> preelimination; // per worker thread, likewise
 };
 
 struct Batch {
@@ -32,6 +35,7 @@ struct Batch {
     steel_solve_options options;
     std::variant<BatchState<float>, BatchState<double>> state;
     ThreadPool pool;
+    std::string capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
 };
 
 // Solves every world of the batch with its options on the CPU backend.

@@ -6,6 +6,7 @@
 #include "dense_path.hpp"
 #include "general_sweep.hpp"
 #include "momentum.hpp"
+#include "preelimination.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +37,7 @@ uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n)
 }
 
 template <class Real>
-WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
+WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
                          Real* scratch, Real* impulse, Real* velocity, double* history) {
     const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
     const SweepSettings settings{options.iterations, options.tolerance};
@@ -69,10 +70,36 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_
         if (momentum) momentum_begin_sweep(state, impulse, m);
         return dense ? dense_sweep(rows, a, rhs, params, impulse) : general_sweep(rows, params, impulse, velocity);
     };
-    const auto between = [&](uint32_t) { return momentum && momentum_extrapolate(state, impulse, m, velocity, n); };
+    const auto between = [&](double residual) {
+        return momentum && momentum_extrapolate(state, residual, impulse, m, velocity, n);
+    };
     WorldOutcome outcome = run_sweeps<Real>(settings, history, sweep, between);
     if (dense) velocity_from_impulses(rows, impulse, velocity);
     outcome.path = path;
+    return outcome;
+}
+
+// Solves one world on its path, with bilateral pre-elimination when asked, and isolates it if
+// anything turned non-finite.
+template <class Real>
+WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
+                         Real* scratch, PreeliminationWorkspace<Real>& preelimination, Real* impulse, Real* velocity,
+                         double* history) {
+    const uint32_t m = rows.row_count, n = rows.dof_count;
+    WorldOutcome outcome;
+    if (options.enable_bilateral_preelimination && bilateral_row_count(rows) > 0) {
+        WorldRows<Real> kept;
+        if (build_preeliminated_world(rows, Real(options.cfm), preelimination, kept)) {
+            const int32_t kept_path = classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n);
+            Real* kept_impulse = preelimination.kept_impulse.data();
+            outcome = sweep_world(kept, kept_path, options, scratch, kept_impulse, velocity, history);
+            recover_bilateral_impulses(rows, preelimination, kept_impulse, impulse, velocity);
+        } else {
+            outcome.flags |= STEEL_WORLD_NONFINITE;
+        }
+    } else {
+        outcome = sweep_world(rows, path, options, scratch, impulse, velocity, history);
+    }
 
     // The per-sweep probe sees every error and impulse; this also catches a velocity that the
     // last row of the last sweep made non-finite.
@@ -103,6 +130,18 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
         scratch_size = std::max(scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
     }
     // Everything that may allocate happens here, before the parallel part.
+    state.preelimination.resize(pool.thread_count());
+    if (options.enable_bilateral_preelimination) {
+        uint32_t max_rows = 0, max_dofs = 0;
+        for (uint32_t w = 0; w < world_count; ++w) {
+            max_rows = std::max(max_rows, set.row_count(w));
+            max_dofs = std::max(max_dofs, set.dof_count(w));
+            // The derived world may take the dense path even where the original did not.
+            scratch_size = std::max(scratch_size, world_scratch_size(STEEL_PATH_DENSE, momentum, set.row_count(w),
+                                                                     set.dof_count(w)));
+        }
+        for (PreeliminationWorkspace<Real>& workspace : state.preelimination) workspace.reserve(max_rows, max_dofs);
+    }
     state.scratch.resize(pool.thread_count());
     for (std::vector<Real>& scratch : state.scratch)
         if (scratch.size() < scratch_size) scratch.resize(scratch_size);
@@ -118,7 +157,7 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
         Real* velocity = state.results.velocity.data() + set.world_dof_offset[w];
         double* history = state.history_stride ? state.history.data() + uint64_t(w) * state.history_stride : nullptr;
         const WorldOutcome outcome = solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
-                                                 impulse, velocity, history);
+                                                 state.preelimination[thread], impulse, velocity, history);
         steel_world_stats& stats = state.stats[w];
         stats = steel_world_stats{};
         stats.struct_size = sizeof(steel_world_stats);

@@ -23,8 +23,13 @@
 
 namespace steel {
 
+// Momentum is only worth its overshoot while plain sweeps stall: a sweep that cut the residual
+// below this fraction of the previous one is left unextrapolated.
+constexpr double kMomentumSlowRatio = 0.9;
+
 template <class Real> struct MomentumState {
     Real t = 1;
+    double last_residual = 0; // residual of the previous sweep
     Real* start;             // [m] y_{k-1}: impulses at the start of the current sweep
     Real* previous;          // [m] x_{k-1}
     Real* previous_velocity; // [n] v(x_{k-1}), or null when v is not kept live (dense path)
@@ -36,25 +41,37 @@ STEEL_HOST_DEVICE inline void momentum_begin_sweep(MomentumState<Real>& state, c
     for (uint32_t i = 0; i < m; ++i) state.start[i] = impulse[i];
 }
 
-// At the start of the solve: x_{-1} = x_0, the starting impulses.
+// Drops the momentum: the next extrapolation starts afresh from these impulses.
 template <class Real>
-STEEL_HOST_DEVICE inline void momentum_reset(MomentumState<Real>& state, const Real* impulse, uint32_t m,
-                                             const Real* velocity, uint32_t n) {
+STEEL_HOST_DEVICE inline void momentum_restart(MomentumState<Real>& state, const Real* impulse, uint32_t m,
+                                               const Real* velocity, uint32_t n) {
     state.t = 1;
     for (uint32_t i = 0; i < m; ++i) state.previous[i] = impulse[i];
     if (state.previous_velocity)
         for (uint32_t k = 0; k < n; ++k) state.previous_velocity[k] = velocity[k];
 }
 
+// At the start of the solve: x_{-1} = x_0, the starting impulses.
+template <class Real>
+STEEL_HOST_DEVICE inline void momentum_reset(MomentumState<Real>& state, const Real* impulse, uint32_t m,
+                                             const Real* velocity, uint32_t n) {
+    state.last_residual = INFINITY;
+    momentum_restart(state, impulse, m, velocity, n);
+}
+
 // After a sweep that another follows: extrapolate impulse (and velocity, if kept live) in
 // place. Returns true if the momentum was restarted instead.
 template <class Real>
-STEEL_HOST_DEVICE inline bool momentum_extrapolate(MomentumState<Real>& state, Real* impulse, uint32_t m,
-                                                   Real* velocity, uint32_t n) {
+STEEL_HOST_DEVICE inline bool momentum_extrapolate(MomentumState<Real>& state, double residual, Real* impulse,
+                                                   uint32_t m, Real* velocity, uint32_t n) {
     Real alignment = 0;
     for (uint32_t i = 0; i < m; ++i) alignment += (impulse[i] - state.start[i]) * (impulse[i] - state.previous[i]);
-    if (alignment < 0) {
-        momentum_reset(state, impulse, m, velocity, n);
+    const double last = state.last_residual;
+    state.last_residual = residual;
+    const bool got_worse = residual > last;                      // momentum pushed uphill
+    const bool fast_anyway = residual < kMomentumSlowRatio * last; // plain sweeps are doing well
+    if (alignment < 0 || got_worse || fast_anyway) {
+        momentum_restart(state, impulse, m, velocity, n);
         return true;
     }
     const Real t_next = (Real(1) + std::sqrt(Real(1) + Real(4) * state.t * state.t)) / Real(2);

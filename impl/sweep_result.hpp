@@ -40,8 +40,9 @@ struct WorldOutcome {
 };
 
 // Runs sweep() up to settings.iterations times, stopping early at the tolerance or at the first
-// non-finite number. sweep() returns a SweepResult<Real>; between(k) runs after sweep k when
-// another sweep follows (momentum lives there) and returns true if it restarted. history, when
+// non-finite number. sweep() returns a SweepResult<Real>; between(residual) runs after a sweep when
+// another sweep follows (momentum lives there), given that sweep's residual, and returns true if
+// it restarted. history, when
 // not null, receives every sweep's residual.
 template <class Real, class Sweep, class Between>
 STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, double* history, Sweep&& sweep,
@@ -61,7 +62,7 @@ STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, 
             outcome.flags |= STEEL_WORLD_CONVERGED;
             break;
         }
-        if (k + 1 < settings.iterations && between(k)) ++outcome.restarts;
+        if (k + 1 < settings.iterations && between(outcome.residual)) ++outcome.restarts;
     }
     return outcome;
 }

@@ -5,6 +5,7 @@
 #include "host_device.hpp"
 #include "row_set.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace steel {

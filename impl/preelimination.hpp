@@ -1,0 +1,61 @@
+// Bilateral pre-elimination (SPEC section 5, option enable_bilateral_preelimination).
+//
+// Split a world's rows into bilateral rows B and the rest C. With S = A_BB + r I, the bilateral
+// rows are solved exactly for any lambda_C:
+//
+//     lambda_B = -S^-1 (rhs_B + A_BC lambda_C),          rhs = J v-hat + b
+//
+// so the rows of C see the Schur complement A_CC - A_CB S^-1 A_BC and rhs_C - A_CB S^-1 rhs_B.
+// Matrix-free, that is the same sweep over C with a projected response and start velocity:
+//
+//     Y'_j   = Y_j - Y_B S^-1 (J_B . Y_j)           (dense over the world: one block of n)
+//     v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B)
+//
+// because J_i . Y'_j = A_ij - A_iB S^-1 A_Bj. The sweep then runs unchanged on this derived world
+// (general or dense path), and lambda_B is recovered afterwards. r = max(cfm, floor), where the
+// floor is a tiny multiple of A_BB's largest diagonal entry (1e-10 in float64, 1e-5 in float32)
+// so a redundant (rank-deficient) bilateral set still factors; with r > 0 the bilateral rows are
+// solved as J_B v + b_B + r lambda_B = 0, which is how cfm shows in their answer.
+#pragma once
+
+#include "row_set.hpp"
+#include "world_rows.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace steel {
+
+// Per-thread buffers for one derived world; grown before the parallel part of a solve, so the
+// solve itself allocates nothing.
+template <class Real> struct PreeliminationWorkspace {
+    // The derived world (rows of C only, each one block [0, n)).
+    std::vector<uint32_t> block_offset, block_length;
+    std::vector<uint64_t> value_offset;
+    std::vector<Real> jacobian, response, unconstrained_velocity;
+    std::vector<Real> bias, lower, upper, friction, regularization, initial_impulse, jy, cross_01, cross_10;
+    std::vector<int32_t> kind, normal_row;
+    // Index maps and the elimination.
+    std::vector<uint32_t> kept_rows, bilateral_rows, kept_index; // kept_index: world row -> C index
+    std::vector<Real> schur, column, solved;  // S (b x b) factored, n, b
+    std::vector<Real> kept_impulse;           // the derived world's impulses (c)
+
+    void reserve(uint32_t rows, uint32_t dofs);
+};
+
+// How many rows of the world are bilateral (pre-elimination applies when > 0).
+template <class Real> uint32_t bilateral_row_count(const WorldRows<Real>& rows);
+
+// Builds the derived world of C rows in ws and returns a view of it. Returns false (and builds
+// nothing usable) if S cannot be factored, which only non-finite data can cause.
+template <class Real>
+bool build_preeliminated_world(const WorldRows<Real>& rows, Real cfm, PreeliminationWorkspace<Real>& ws,
+                               WorldRows<Real>& out);
+
+// From the derived world's impulses, writes every row's impulse (C copied, B recovered) and
+// the world's velocity v-hat + Y lambda with the original rows.
+template <class Real>
+void recover_bilateral_impulses(const WorldRows<Real>& rows, PreeliminationWorkspace<Real>& ws,
+                                const Real* kept_impulse, Real* impulse, Real* velocity);
+
+} // namespace steel
