@@ -68,6 +68,10 @@ STEEL_HOST_DEVICE inline bool momentum_extrapolate(MomentumState<Real>& state, d
     for (uint32_t i = 0; i < m; ++i) alignment += (impulse[i] - state.start[i]) * (impulse[i] - state.previous[i]);
     const double last = state.last_residual;
     state.last_residual = residual;
+    if (last == INFINITY) { // after the first sweep: no direction to extrapolate along yet
+        momentum_restart(state, impulse, m, velocity, n);
+        return false;
+    }
     const bool got_worse = residual > last;                      // momentum pushed uphill
     const bool fast_anyway = residual < kMomentumSlowRatio * last; // plain sweeps are doing well
     if (alignment < 0 || got_worse || fast_anyway) {
