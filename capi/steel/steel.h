@@ -279,8 +279,9 @@ typedef struct steel_world_stats {
     uint32_t reserved0;         /* 0 */
 } steel_world_stats;
 
-/* Statistics of every world. element_size is the caller's sizeof(steel_world_stats): elements
- * are written with that stride and only that many bytes each, so an older caller keeps working.
+/* Statistics of every world. element_size is the caller's sizeof(steel_world_stats), at least
+ * 40 (this struct's size in ABI version 1): elements are written with that stride, our fields
+ * first and zeros after them, so a caller built against a newer header keeps working.
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (element_size < 40), NO_DATA, BUFFER_TOO_SMALL. */
 STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_size,
                                                     steel_world_stats* out, uint32_t capacity,
