@@ -19,6 +19,7 @@ steel_scene_desc default_scene() {
     scene.baumgarte = 0.2;
     scene.restitution_threshold = 0.5;
     scene.friction_model = STEEL_FRICTION_MODEL_BOX;
+    scene.drive_mode = STEEL_DRIVE_MODE_AUGMENTED;
     return scene;
 }
 
@@ -131,6 +132,16 @@ steel_status steel_batch_read_limit_impulses(steel_batch batch, double* out, uin
                 for (size_t k = 0; k < world.lower_limit_row.size(); ++k)
                     *o++ = (world.lower_limit_row[k] >= 0 ? impulse[size_t(world.lower_limit_row[k])] : 0.0) -
                            (world.upper_limit_row[k] >= 0 ? impulse[size_t(world.upper_limit_row[k])] : 0.0);
+        });
+}
+
+steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_drive_impulses", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return uint64_t(r.world_dof_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>& impulse, const std::vector<double>&, double* o) {
+            for (const scene::WorldRecord& world : r.worlds)
+                for (int64_t row : world.drive_row) *o++ = row >= 0 ? impulse[size_t(row)] : 0.0;
         });
 }
 

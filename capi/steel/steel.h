@@ -308,6 +308,10 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
 #define STEEL_FRICTION_MODEL_BOX 0  /* two FRICTION_BOX rows per contact */
 #define STEEL_FRICTION_MODEL_CONE 1 /* one FRICTION_CONE pair per contact */
 
+#define STEEL_DRIVE_MODE_AUGMENTED 0 /* drives folded into H~ (SPEC 8), implicit; no effort limit */
+#define STEEL_DRIVE_MODE_ROWS 1      /* one regularized drive row per driven DOF, bounded by the
+                                        effort limit (cfm is left out of these rows) */
+
 /*
  * One step of every world's scene, in bulk. Arrays are concatenated over worlds in world order;
  * indices of bodies and joints are local to their world. Per body b (B = total bodies):
@@ -327,10 +331,12 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
  * body b (-1: a world point): three bilateral rows; they close loops. Mimic constraints keep
  * q_a = ratio * q_b + offset for two 1-DOF joints: one bilateral row.
  *
- * Drives (augmented, SPEC section 8): a DOF with drive stiffness kp or damping kd > 0 gets
- * H~ = H + dt kd + dt^2 kp on its diagonal and the force kp (target_q - q - dt qd) +
- * kd (target_qd - qd), implicit and stable at any gain. Joint damping d and armature a enter as
- * H~ += a + dt d and the force -d qd.
+ * Drives (SPEC section 8) apply the implicit PD force f = kp (target_q - q - dt qd') +
+ * kd (target_qd - qd') at the step's new velocity qd', stable at any gain. drive_mode AUGMENTED
+ * folds it into H~ += dt kd + dt^2 kp (default); ROWS makes it one soft row per driven DOF,
+ * lambda = dt f, with regularization c = 1 / (dt (dt kp + kd)), bounded by +-dt * effort limit.
+ * Both give the same motion when the solve converges. Joint damping d and armature a enter as
+ * H~ += a + dt d and the force -d qd. Velocity limits |qd'| <= limit make two [0, inf) rows.
  */
 typedef struct steel_scene_desc {
     uint32_t struct_size;
@@ -340,7 +346,7 @@ typedef struct steel_scene_desc {
                                         error corrected per step; default 0.2 */
     double restitution_threshold;    /* approach speed above which restitution applies; 0.5 */
     int32_t friction_model;          /* STEEL_FRICTION_MODEL_*; default BOX */
-    uint32_t reserved0;              /* must be 0 */
+    int32_t drive_mode;              /* STEEL_DRIVE_MODE_*; default AUGMENTED */
     const double* gravity;           /* [3 * world_count] */
     const uint32_t* world_body_count;    /* [world_count] */
     const uint32_t* world_contact_count; /* [world_count]; NULL = none */
@@ -366,6 +372,9 @@ typedef struct steel_scene_desc {
     const double* drive_damping;      /* [total DOFs] kd >= 0 */
     const double* drive_target_position; /* [total DOFs] */
     const double* drive_target_velocity; /* [total DOFs] */
+    const double* drive_effort_limit; /* [total DOFs] > 0, +inf = none; finite only with
+                                         drive_mode ROWS; NULL = none */
+    const double* joint_velocity_limit; /* [total DOFs] > 0, +inf = none; NULL = none */
     const double* external_force;     /* [6B] world force then torque, applied at the com;
                                          NULL = none */
     /* contacts */
@@ -409,7 +418,13 @@ STEEL_API steel_status steel_batch_read_joint_velocities(steel_batch batch, doub
                                                         uint64_t* out_count);
 
 /* Per DOF: the joint-limit impulse of the last solve (lower limit positive, upper negative). */
+/* (Drive rows' impulses, with drive_mode ROWS, are read with steel_batch_read_drive_impulses.) */
 STEEL_API steel_status steel_batch_read_limit_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                      uint64_t* out_count);
+
+/* Per DOF: the drive impulse dt * f of the last solve (drive_mode ROWS; 0 for undriven DOFs and
+ * in AUGMENTED mode, where the drive is inside H~ and has no row). */
+STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uint64_t capacity,
                                                       uint64_t* out_count);
 
 /* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity. */

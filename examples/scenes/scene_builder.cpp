@@ -97,6 +97,7 @@ steel_scene_desc SceneBuilder::desc() const {
     d.dt = dt;
     d.baumgarte = baumgarte;
     d.friction_model = friction_model;
+    d.drive_mode = drive_mode;
     d.gravity = gravity.data();
     d.world_body_count = body_counts.data();
     d.world_contact_count = contact_counts.data();

@@ -49,6 +49,7 @@ class SceneBuilder {
     double dt = 1.0 / 60.0;
     double baumgarte = 0.2;
     int32_t friction_model = STEEL_FRICTION_MODEL_BOX;
+    int32_t drive_mode = STEEL_DRIVE_MODE_AUGMENTED;
 
     void begin_world(Vec3 gravity = {0, 0, -9.81});
     int32_t add_body(const BodySpec& body); // returns the world-local body index

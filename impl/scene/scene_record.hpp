@@ -31,6 +31,7 @@ struct WorldRecord {
     std::vector<ContactRecord> contacts;
     std::vector<int64_t> lower_limit_row; // per DOF: batch row index, -1 if none
     std::vector<int64_t> upper_limit_row;
+    std::vector<int64_t> drive_row; // per DOF, drive_mode ROWS only
 };
 
 struct SceneRecord {

@@ -107,7 +107,7 @@ class WorldBuilder {
     // or -1 when the row cannot act (J is zero to 1e-12: both sides static, or a direction no
     // joint can move, like the out-of-plane axis of a planar loop's connect constraint).
     int32_t add_row(Side a, Side b, double bias, int32_t kind, double lower, double upper, int32_t normal_row,
-                    double friction) {
+                    double friction, double regularization = 0.0) {
         if (a.articulation >= 0 && a.articulation == b.articulation) { // one articulation: one block
             for (size_t k = 0; k < a.jacobian.size(); ++k) a.jacobian[k] += b.jacobian[k];
             b = Side{};
@@ -135,7 +135,7 @@ class WorldBuilder {
         out_.upper.push_back(upper);
         out_.normal_row.push_back(normal_row);
         out_.friction.push_back(friction);
-        out_.regularization.push_back(0.0);
+        out_.regularization.push_back(regularization);
         out_.initial_impulse.push_back(0.0);
         return int32_t(out_.row_counts.back()++);
     }
@@ -213,7 +213,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         bad(format("restitution_threshold = %g must be finite and >= 0", d.restitution_threshold));
     if (d.friction_model != STEEL_FRICTION_MODEL_BOX && d.friction_model != STEEL_FRICTION_MODEL_CONE)
         bad(format("friction_model = %d is not a STEEL_FRICTION_MODEL_* value", d.friction_model));
-    if (d.reserved0 != 0) bad(format("reserved0 = %u must be 0", d.reserved0));
+    if (d.drive_mode != STEEL_DRIVE_MODE_AUGMENTED && d.drive_mode != STEEL_DRIVE_MODE_ROWS)
+        bad(format("drive_mode = %d is not a STEEL_DRIVE_MODE_* value", d.drive_mode));
+    const bool drive_rows = d.drive_mode == STEEL_DRIVE_MODE_ROWS;
     require(d.gravity, "gravity", "every world needs one");
     require(d.world_body_count, "world_body_count", "every world needs a body count");
     const uint32_t worlds = d.world_count;
@@ -381,6 +383,16 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                     finite(d.drive_target_position[gk], dof_place, "drive_target_position");
                     finite(d.drive_target_velocity[gk], dof_place, "drive_target_velocity");
                 }
+                if (d.drive_effort_limit) {
+                    const double effort = d.drive_effort_limit[gk];
+                    if (!(effort > 0)) bad(format("%s: drive_effort_limit = %g must be > 0", dof_place.c_str(), effort));
+                    if (std::isfinite(effort) && !drive_rows)
+                        bad(format("%s: drive_effort_limit = %g needs drive_mode = STEEL_DRIVE_MODE_ROWS (an "
+                                   "augmented drive lives inside H~ and cannot be clamped)",
+                                   dof_place.c_str(), effort));
+                }
+                if (d.joint_velocity_limit && !(d.joint_velocity_limit[gk] > 0))
+                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place.c_str(), d.joint_velocity_limit[gk]));
             }
             if (d.external_force)
                 for (int k = 0; k < 6; ++k) finite(d.external_force[6 * g + k], place, "external_force");
@@ -420,7 +432,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 const uint64_t gk = dof0 + art.first_dof + k;
                 const double armature = d.joint_armature ? d.joint_armature[gk] : 0.0;
                 const double damping = d.joint_damping ? d.joint_damping[gk] : 0.0;
-                const double kp = drives ? d.drive_stiffness[gk] : 0.0, kd = drives ? d.drive_damping[gk] : 0.0;
+                // With drive rows the drive is a row, not part of H~.
+                const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
+                const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
                 built.factor[size_t(k) * n + k] += armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
                 double f = -bias[k] - damping * qd[k];
                 if (kp > 0 || kd > 0) {
@@ -524,6 +538,49 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                                                          STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
                         (sign > 0 ? world.lower_limit_row : world.upper_limit_row)[k] = row >= 0 ? int64_t(row_base) + row : -1;
                     }
+                }
+            }
+
+        // Velocity limits: qd' <= limit and -qd' <= limit, as [0, inf) rows.
+        if (d.joint_velocity_limit)
+            for (const Built& built : articulations) {
+                const ArticulationRecord& art = built.record;
+                for (uint32_t k = 0; k < art.model.dof_count(); ++k) {
+                    const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
+                    if (!std::isfinite(limit)) continue;
+                    uint32_t joint = 0;
+                    while (art.model.dof_offset[joint + 1] <= k) ++joint;
+                    for (double sign : {1.0, -1.0}) {
+                        Side s = rows.side(int32_t(art.first_body + joint));
+                        s.jacobian[k] = sign;
+                        rows.add_row(s, Side{}, limit, STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
+                    }
+                }
+            }
+
+        // Drive rows (drive_mode ROWS): lambda = dt f is the soft row
+        //   qd' - (kp (target_q - q) + kd target_qd) / (dt kp + kd) + c lambda = 0,
+        //   c = 1 / (dt (dt kp + kd)),
+        // the same equation the augmented H~ solves, clamped to +-dt * effort limit.
+        world.drive_row.assign(dof, -1);
+        if (drives && drive_rows)
+            for (const Built& built : articulations) {
+                const ArticulationRecord& art = built.record;
+                for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
+                    if (joint_dof_count(art.model.joints[j].type) != 1) continue;
+                    const uint32_t k = art.first_dof + art.model.dof_offset[j];
+                    const uint64_t gk = dof0 + k;
+                    const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
+                    if (!(kp > 0 || kd > 0)) continue;
+                    const double qk = record.joint_position[position0 + art.first_position + art.model.position_offset[j]];
+                    const double gain = d.dt * kp + kd;
+                    const double target = (kp * (d.drive_target_position[gk] - qk) + kd * d.drive_target_velocity[gk]) / gain;
+                    const double effort = d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
+                    Side s = rows.side(int32_t(art.first_body + j));
+                    s.jacobian[art.model.dof_offset[j]] = 1.0;
+                    const int32_t row = rows.add_row(s, Side{}, -target, std::isfinite(effort) ? STEEL_ROW_BOUNDED : STEEL_ROW_BILATERAL,
+                                                     -d.dt * effort, d.dt * effort, -1, 0, 1.0 / (d.dt * gain));
+                    world.drive_row[k] = row >= 0 ? int64_t(row_base) + row : -1;
                 }
             }
 
