@@ -2,6 +2,7 @@
 // pendulum against its limit, a closed four-bar loop, mimic joints, augmented drives, and Y
 // against a dense inverse of H~.
 #include "scene/scene_rows.hpp"
+#include "robot_scenes.hpp"
 #include "scene_support.hpp"
 
 #include <cmath>
@@ -495,4 +496,54 @@ TEST_CASE("a joint velocity limit caps the joint's speed") {
         fastest = std::max(fastest, std::fabs(qd[0]));
     }
     CHECK(fastest == doctest::Approx(0.5).epsilon(1e-9));
+}
+
+TEST_CASE("a two-finger grasp holds the box when friction allows and slips when it does not") {
+    // Each finger is pressed on the box with F = 20 N, so each contact pair can carry mu F and
+    // the grasp holds a box of mass m while 2 mu F >= m g: mu* = m g / (2 F).
+    const double squeeze = 20, box_mass = 0.5;
+    const double threshold = box_mass * kG / (2 * squeeze);
+    for (double factor : {0.5, 0.8, 1.2, 2.0}) {
+        SceneBuilder builder;
+        builder.begin_world();
+        const scenes::ArmWithBox arm = scenes::add_arm_with_box(builder, factor * threshold, squeeze, box_mass);
+        const test::SceneStep step = test::solve_scene(builder, 500);
+        // Vertical velocity of the box relative to the hand after one step from rest.
+        const double slip = step.bodies[6 * size_t(arm.box) + 2] - step.bodies[6 * size_t(arm.hand) + 2];
+        CAPTURE(factor);
+        if (factor > 1) {
+            CHECK(std::fabs(slip) < 1e-6);
+        } else {
+            // Sliding: friction supplies only 2 mu F, so the box falls behind at
+            // (g - 2 mu F / m) dt, less what the hand itself dropped.
+            CHECK(slip < -0.5 * (1 - factor) * kG * kDt);
+        }
+    }
+}
+
+TEST_CASE("the example scenes build and solve") {
+    SceneBuilder builder;
+    builder.begin_world();
+    scenes::add_box_stack(builder, 5);
+    builder.begin_world();
+    scenes::add_box_pile(builder, 20);
+    builder.begin_world();
+    scenes::add_arm_with_box(builder, 0.8, 20);
+    builder.begin_world();
+    scenes::add_legged_robot(builder);
+    builder.begin_world({0, 0, -9.81});
+    scenes::add_four_bar(builder);
+    const test::SceneStep step = test::solve_scene(builder, 500, STEEL_PRECISION_FLOAT64, 1);
+    REQUIRE(step.stats.size() == 5);
+    for (const steel_world_stats& stats : step.stats) CHECK(stats.flags == 0);
+    // Standing still: the stack, the pile and the legged robot barely move in one step (falling
+    // freely they would reach g dt = 0.16 m/s; what is left is the unconverged part of the
+    // statically indeterminate contact sets after 500 sweeps).
+    size_t body0 = 0;
+    for (uint32_t w = 0; w < 4; ++w) {
+        if (w == 0 || w == 1 || w == 3)
+            for (size_t b = body0; b < body0 + builder.body_counts[w]; ++b)
+                for (int k = 0; k < 3; ++k) CHECK(std::fabs(step.bodies[6 * b + size_t(k)]) < 1e-2);
+        body0 += builder.body_counts[w];
+    }
 }
