@@ -20,25 +20,27 @@ void require(const void* pointer, const char* field, const char* reason) {
     if (pointer == nullptr) bad(format("%s is NULL but %s", field, reason));
 }
 
-void finite(double value, const std::string& place, const char* field) {
-    if (!std::isfinite(value)) bad(format("%s: %s = %g is not finite", place.c_str(), field, value));
+// Each check takes place(), a callable naming the item ("world 0, body 3"), and calls it only on
+// failure: formatting every item's name up front cost more than building its rows.
+template <class Place> void finite(double value, const Place& place, const char* field) {
+    if (!std::isfinite(value)) bad(format("%s: %s = %g is not finite", place().c_str(), field, value));
 }
 
 Vec3 vec3(const double* p) { return {p[0], p[1], p[2]}; }
 
-void unit(Vec3 v, const std::string& place, const char* field) {
-    if (std::fabs(norm(v) - 1.0) > 1e-6) bad(format("%s: %s has length %g; it must be a unit vector", place.c_str(), field, norm(v)));
+template <class Place> void unit(Vec3 v, const Place& place, const char* field) {
+    if (std::fabs(norm(v) - 1.0) > 1e-6) bad(format("%s: %s has length %g; it must be a unit vector", place().c_str(), field, norm(v)));
 }
 
-Quat quat(const double* p, const std::string& place, const char* field) {
+template <class Place> Quat quat(const double* p, const Place& place, const char* field) {
     const Quat q{p[0], p[1], p[2], p[3]};
     const double length = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
     if (std::fabs(length - 1.0) > 1e-6)
-        bad(format("%s: %s has norm %g; it must be a unit quaternion (w, x, y, z)", place.c_str(), field, length));
+        bad(format("%s: %s has norm %g; it must be a unit quaternion (w, x, y, z)", place().c_str(), field, length));
     return normalized(q);
 }
 
-Pose pose(const double* p, const std::string& place, const char* field) {
+template <class Place> Pose pose(const double* p, const Place& place, const char* field) {
     for (int k = 0; k < 7; ++k) finite(p[k], place, field);
     return {vec3(p), quat(p + 3, place, field)};
 }
@@ -304,7 +306,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
         const uint64_t dof0 = record.world_dof_offset[w], position0 = record.world_position_offset[w];
         const Vec3 gravity = vec3(d.gravity + 3 * size_t(w));
-        for (int k = 0; k < 3; ++k) finite(d.gravity[3 * w + k], format("world %u", w), "gravity");
+        for (int k = 0; k < 3; ++k) finite(d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
 
         // Bodies and joints, grouped into articulations (a root joint and the bodies after it).
         std::vector<Built> articulations;
@@ -312,10 +314,10 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         uint32_t dof = 0, position = 0;
         for (uint32_t b = 0; b < body_count; ++b) {
             const uint64_t g = body0 + b;
-            const std::string place = format("world %u, body %u", w, b);
+            const auto place = [&] { return format("world %u, body %u", w, b); };
             const int32_t parent = d.joint_parent[g];
             if (parent >= int32_t(b) || parent < -1)
-                bad(format("%s: joint_parent = %d must be -1 or a body before it", place.c_str(), parent));
+                bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(), parent));
             if (parent == -1) {
                 articulations.emplace_back();
                 articulations.back().record.first_body = b;
@@ -324,14 +326,14 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             } else if (uint32_t(parent) < articulations.back().record.first_body) {
                 bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each articulation's "
                            "bodies together, root first",
-                           place.c_str(), parent));
+                           place().c_str(), parent));
             }
             body_articulation[b] = int32_t(articulations.size() - 1);
             ArticulationRecord& art = articulations.back().record;
             BodyModel body;
             body.mass = d.body_mass[g];
             if (!(body.mass > 0) || !std::isfinite(body.mass))
-                bad(format("%s: body_mass = %g must be finite and > 0", place.c_str(), body.mass));
+                bad(format("%s: body_mass = %g must be finite and > 0", place().c_str(), body.mass));
             for (int k = 0; k < 3; ++k) finite(d.body_com[3 * g + k], place, "body_com");
             body.com = vec3(d.body_com + 3 * g);
             const double* inertia = d.body_inertia + 6 * g;
@@ -339,7 +341,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const double entries[9] = {inertia[0], inertia[3], inertia[4], inertia[3], inertia[1],
                                        inertia[5], inertia[4], inertia[5], inertia[2]};
             std::vector<double> check(entries, entries + 9);
-            if (!cholesky(check, 3)) bad(format("%s: body_inertia is not positive definite", place.c_str()));
+            if (!cholesky(check, 3)) bad(format("%s: body_inertia is not positive definite", place().c_str()));
             std::copy(entries, entries + 9, body.inertia.m);
             JointModel joint;
             joint.type = JointType(d.joint_type[g]);
@@ -362,37 +364,37 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             }
             for (uint32_t k = 0; k < dofs; ++k) {
                 const uint64_t gk = dof0 + dof + k;
-                const std::string dof_place = format("world %u, body %u, DOF %u", w, b, k);
+                const auto dof_place = [&] { return format("world %u, body %u, DOF %u", w, b, k); };
                 finite(d.joint_velocity[gk], dof_place, "joint_velocity");
                 if (d.joint_armature && !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
-                    bad(format("%s: joint_armature = %g must be finite and >= 0", dof_place.c_str(), d.joint_armature[gk]));
+                    bad(format("%s: joint_armature = %g must be finite and >= 0", dof_place().c_str(), d.joint_armature[gk]));
                 if (d.joint_damping && !(d.joint_damping[gk] >= 0 && std::isfinite(d.joint_damping[gk])))
-                    bad(format("%s: joint_damping = %g must be finite and >= 0", dof_place.c_str(), d.joint_damping[gk]));
+                    bad(format("%s: joint_damping = %g must be finite and >= 0", dof_place().c_str(), d.joint_damping[gk]));
                 const double lower = d.joint_lower ? d.joint_lower[gk] : -INFINITY;
                 const double upper = d.joint_upper ? d.joint_upper[gk] : INFINITY;
                 if (std::isnan(lower) || std::isnan(upper) || !(lower <= upper) || lower == INFINITY || upper == -INFINITY)
-                    bad(format("%s: joint limits [%g, %g] are not an interval", dof_place.c_str(), lower, upper));
+                    bad(format("%s: joint limits [%g, %g] are not an interval", dof_place().c_str(), lower, upper));
                 if (dofs != 1 && (std::isfinite(lower) || std::isfinite(upper)))
-                    bad(format("%s: joint limits apply to revolute and prismatic joints only", dof_place.c_str()));
+                    bad(format("%s: joint limits apply to revolute and prismatic joints only", dof_place().c_str()));
                 if (drives) {
                     const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
                     if (!(kp >= 0) || !(kd >= 0) || !std::isfinite(kp) || !std::isfinite(kd))
-                        bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0", dof_place.c_str(), kp, kd));
+                        bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0", dof_place().c_str(), kp, kd));
                     if (dofs != 1 && (kp > 0 || kd > 0))
-                        bad(format("%s: drives apply to revolute and prismatic joints only", dof_place.c_str()));
+                        bad(format("%s: drives apply to revolute and prismatic joints only", dof_place().c_str()));
                     finite(d.drive_target_position[gk], dof_place, "drive_target_position");
                     finite(d.drive_target_velocity[gk], dof_place, "drive_target_velocity");
                 }
                 if (d.drive_effort_limit) {
                     const double effort = d.drive_effort_limit[gk];
-                    if (!(effort > 0)) bad(format("%s: drive_effort_limit = %g must be > 0", dof_place.c_str(), effort));
+                    if (!(effort > 0)) bad(format("%s: drive_effort_limit = %g must be > 0", dof_place().c_str(), effort));
                     if (std::isfinite(effort) && !drive_rows)
                         bad(format("%s: drive_effort_limit = %g needs drive_mode = STEEL_DRIVE_MODE_ROWS (an "
                                    "augmented drive lives inside H~ and cannot be clamped)",
-                                   dof_place.c_str(), effort));
+                                   dof_place().c_str(), effort));
                 }
                 if (d.joint_velocity_limit && !(d.joint_velocity_limit[gk] > 0))
-                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place.c_str(), d.joint_velocity_limit[gk]));
+                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place().c_str(), d.joint_velocity_limit[gk]));
             }
             if (d.external_force)
                 for (int k = 0; k < 6; ++k) finite(d.external_force[6 * g + k], place, "external_force");
@@ -455,9 +457,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         WorldBuilder rows(out, articulations, body_articulation);
         const uint64_t row_base = out.bias.size();
         const double* qd_world = d.joint_velocity ? d.joint_velocity + dof0 : nullptr;
-        const auto body_in_world = [&](int32_t body, bool allow_world, const std::string& place, const char* field) {
+        const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place, const char* field) {
             if (body < (allow_world ? -1 : 0) || body >= int32_t(body_count))
-                bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place.c_str(), field, body,
+                bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(), field, body,
                            body_count, allow_world ? ", or -1" : ""));
         };
 
@@ -466,11 +468,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         const uint32_t contacts = uint32_t(record.world_contact_offset[w + 1] - contact0);
         for (uint32_t c = 0; c < contacts; ++c) {
             const uint64_t g = contact0 + c;
-            const std::string place = format("world %u, contact %u", w, c);
+            const auto place = [&] { return format("world %u, contact %u", w, c); };
             const int32_t a = d.contact_body_a[g], b = d.contact_body_b[g];
             body_in_world(a, true, place, "contact_body_a");
             body_in_world(b, true, place, "contact_body_b");
-            if (a == b) bad(format("%s: contact_body_a and contact_body_b are both %d", place.c_str(), a));
+            if (a == b) bad(format("%s: contact_body_a and contact_body_b are both %d", place().c_str(), a));
             for (int k = 0; k < 3; ++k) {
                 finite(d.contact_point[3 * g + k], place, "contact_point");
                 finite(d.contact_normal[3 * g + k], place, "contact_normal");
@@ -479,9 +481,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             unit(n, place, "contact_normal");
             const double distance = d.contact_distance[g], mu = d.contact_friction[g];
             finite(distance, place, "contact_distance");
-            if (!(mu >= 0) || !std::isfinite(mu)) bad(format("%s: contact_friction = %g must be finite and >= 0", place.c_str(), mu));
+            if (!(mu >= 0) || !std::isfinite(mu)) bad(format("%s: contact_friction = %g must be finite and >= 0", place().c_str(), mu));
             const double e = d.contact_restitution ? d.contact_restitution[g] : 0.0;
-            if (!(e >= 0 && e <= 1)) bad(format("%s: contact_restitution = %g must be in [0, 1]", place.c_str(), e));
+            if (!(e >= 0 && e <= 1)) bad(format("%s: contact_restitution = %g must be in [0, 1]", place().c_str(), e));
 
             const auto side_along = [&](int32_t body, Vec3 direction) {
                 Side s = rows.side(body);
@@ -586,11 +588,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
 
         // Connect constraints: three bilateral rows holding two points together.
         for (uint64_t g = connect_offset[w]; g < connect_offset[w + 1]; ++g) {
-            const std::string place = format("world %u, connect %" PRIu64, w, g - connect_offset[w]);
+            const auto place = [&] { return format("world %u, connect %" PRIu64, w, g - connect_offset[w]); };
             const int32_t a = d.connect_body_a[g], b = d.connect_body_b[g];
             body_in_world(a, false, place, "connect_body_a");
             body_in_world(b, true, place, "connect_body_b");
-            if (a == b) bad(format("%s: connect_body_a and connect_body_b are both %d", place.c_str(), a));
+            if (a == b) bad(format("%s: connect_body_a and connect_body_b are both %d", place().c_str(), a));
             for (int k = 0; k < 3; ++k) {
                 finite(d.connect_point_a[3 * g + k], place, "connect_point_a");
                 finite(d.connect_point_b[3 * g + k], place, "connect_point_b");
@@ -614,11 +616,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
 
         // Mimic constraints: q_a - ratio q_b - offset = 0.
         for (uint64_t g = mimic_offset[w]; g < mimic_offset[w + 1]; ++g) {
-            const std::string place = format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]);
+            const auto place = [&] { return format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]); };
             const int32_t a = d.mimic_joint_a[g], b = d.mimic_joint_b[g];
             body_in_world(a, false, place, "mimic_joint_a");
             body_in_world(b, false, place, "mimic_joint_b");
-            if (a == b) bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place.c_str(), a));
+            if (a == b) bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place().c_str(), a));
             const double ratio = d.mimic_ratio[g], offset = d.mimic_offset[g];
             finite(ratio, place, "mimic_ratio");
             finite(offset, place, "mimic_offset");
@@ -629,7 +631,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 const ArticulationRecord& art = rows.articulation_of(body);
                 const uint32_t local = uint32_t(rows.local_body(body));
                 if (joint_dof_count(art.model.joints[local].type) != 1)
-                    bad(format("%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints", place.c_str(),
+                    bad(format("%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints", place().c_str(),
                                body, joint_dof_count(art.model.joints[local].type)));
                 value[k] = record.joint_position[position0 + art.first_position + art.model.position_offset[local]];
                 sides[k] = rows.side(body);
