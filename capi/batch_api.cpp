@@ -173,6 +173,7 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
                 state.stats.clear();
             },
             b.state);
+        b.scene.reset();
     });
 }
 

@@ -4,11 +4,13 @@
 
 #include "preelimination.hpp"
 #include "row_set.hpp"
+#include "scene/scene_record.hpp"
 #include "thread_pool.hpp"
 
 #include <steel/steel.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -34,6 +36,7 @@ struct Batch {
     steel_batch_desc desc;
     steel_solve_options options;
     std::variant<BatchState<float>, BatchState<double>> state;
+    std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
     ThreadPool pool;
     std::string capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
 };

@@ -25,13 +25,15 @@ std::string row_place(uint32_t world, uint32_t row, uint64_t batch_row) {
     return format("world %u, row %u (batch row %" PRIu64 ")", world, row, batch_row);
 }
 
-// Converts a finite double to Real; throws if it is NaN, infinite, or overflows Real.
-template <class Real> Real finite_value(double value, const std::string& place, const char* field) {
-    if (std::isnan(value)) bad(format("%s: %s is NaN", place.c_str(), field));
-    if (std::isinf(value)) bad(format("%s: %s is infinite", place.c_str(), field));
+// Converts a finite double to Real; throws if it is NaN, infinite, or overflows Real. what()
+// names the value ("world 1, row 3 (batch row 7): bias"); it is only called on failure, because
+// uploads are checked value by value and formatting costs far more than the check.
+template <class Real, class What> Real finite_value(double value, const What& what) {
+    if (std::isnan(value)) bad(format("%s is NaN", what().c_str()));
+    if (std::isinf(value)) bad(format("%s is infinite", what().c_str()));
     const Real converted = Real(value);
     if (!std::isfinite(converted))
-        bad(format("%s: %s = %g does not fit %s", place.c_str(), field, value, precision_name(Real())));
+        bad(format("%s = %g does not fit %s", what().c_str(), value, precision_name(Real())));
     return converted;
 }
 
@@ -132,9 +134,9 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
     for (uint32_t w = 0; w < world_count; ++w)
         for (uint32_t k = 0; k < desc.world_dof_counts[w]; ++k) {
             const uint64_t dof = set.world_dof_offset[w] + uint64_t(k);
-            set.unconstrained_velocity[dof] = finite_value<Real>(
-                desc.unconstrained_velocity[dof], format("world %u, dof %u", w, k),
-                "unconstrained_velocity");
+            set.unconstrained_velocity[dof] = finite_value<Real>(desc.unconstrained_velocity[dof], [&] {
+                return format("world %u, dof %u: unconstrained_velocity", w, k);
+            });
         }
 
     set.block_offset.assign(desc.block_offset, desc.block_offset + 2 * total_rows);
@@ -157,38 +159,38 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
         const uint32_t m = desc.world_row_counts[w];
         for (uint32_t i = 0; i < m; ++i) {
             const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            const std::string place = row_place(w, i, r);
+            const auto place = [&] { return row_place(w, i, r); };
             uint64_t begin[2], end[2];
             for (int k = 0; k < 2; ++k) {
                 begin[k] = desc.block_offset[2 * r + k];
                 end[k] = begin[k] + desc.block_length[2 * r + k];
                 if (desc.block_length[2 * r + k] > 0 && end[k] > n)
                     bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64 ") but the world has %u",
-                               place.c_str(), k, begin[k], end[k], n));
+                               place().c_str(), k, begin[k], end[k], n));
             }
             if (desc.block_length[2 * r] > 0 && desc.block_length[2 * r + 1] > 0 && begin[0] < end[1] &&
                 begin[1] < end[0])
                 bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64 ") overlap",
-                           place.c_str(), begin[0], end[0], begin[1], end[1]));
+                           place().c_str(), begin[0], end[0], begin[1], end[1]));
             set.value_offset[r] = value_total;
             value_total += uint64_t(desc.block_length[2 * r]) + desc.block_length[2 * r + 1];
             if (value_total > desc.value_count)
                 bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values",
-                           place.c_str(), desc.value_count));
+                           place().c_str(), desc.value_count));
 
             const int32_t kind = desc.kind[r];
             set.kind[r] = kind;
             if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_CONE)
-                bad(format("%s: kind = %d is not a STEEL_ROW_* value", place.c_str(), kind));
+                bad(format("%s: kind = %d is not a STEEL_ROW_* value", place().c_str(), kind));
             if (kind == STEEL_ROW_BOUNDED) {
                 require(desc.lower, "lower", "there are BOUNDED rows");
                 require(desc.upper, "upper", "there are BOUNDED rows");
                 const double lo = desc.lower[r], hi = desc.upper[r];
-                if (std::isnan(lo)) bad(format("%s: lower is NaN", place.c_str()));
-                if (std::isnan(hi)) bad(format("%s: upper is NaN", place.c_str()));
-                if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place.c_str(), lo, hi));
+                if (std::isnan(lo)) bad(format("%s: lower is NaN", place().c_str()));
+                if (std::isnan(hi)) bad(format("%s: upper is NaN", place().c_str()));
+                if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place().c_str(), lo, hi));
                 if (lo == INFINITY || hi == -INFINITY)
-                    bad(format("%s: the bounds [%g, %g] admit no impulse", place.c_str(), lo, hi));
+                    bad(format("%s: the bounds [%g, %g] admit no impulse", place().c_str(), lo, hi));
                 set.lower[r] = Real(lo);
                 set.upper[r] = Real(hi);
             }
@@ -197,17 +199,17 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
                 require(desc.friction, "friction", "there are friction rows");
                 const int32_t normal = desc.normal_row[r];
                 if (normal < 0 || uint32_t(normal) >= m)
-                    bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place.c_str(),
+                    bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place().c_str(),
                                normal, m));
                 const int32_t normal_kind = desc.kind[set.world_row_offset[w] + uint64_t(normal)];
                 if (normal_kind != STEEL_ROW_CONTACT_NORMAL)
                     bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL",
-                               place.c_str(), normal, normal_kind));
+                               place().c_str(), normal, normal_kind));
                 const double mu = desc.friction[r];
                 if (!std::isfinite(mu) || mu < 0)
-                    bad(format("%s: friction = %g must be finite and >= 0", place.c_str(), mu));
+                    bad(format("%s: friction = %g must be finite and >= 0", place().c_str(), mu));
                 set.normal_row[r] = normal;
-                set.friction[r] = finite_value<Real>(mu, place, "friction");
+                set.friction[r] = finite_value<Real>(mu, [&] { return place() + ": friction"; });
             }
         }
     }
@@ -223,22 +225,22 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
     for (uint32_t w = 0; w < world_count; ++w) {
         for (uint32_t i = 0; i < desc.world_row_counts[w]; ++i) {
             const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            const std::string place = row_place(w, i, r);
+            const auto place = [&] { return row_place(w, i, r); };
             for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v) {
                 const uint64_t local = v - set.value_offset[r];
-                set.jacobian[v] = finite_value<Real>(desc.jacobian[v], place,
-                                                     format("jacobian[%" PRIu64 "]", local).c_str());
-                set.response[v] = finite_value<Real>(desc.response[v], place,
-                                                     format("response[%" PRIu64 "]", local).c_str());
+                set.jacobian[v] = finite_value<Real>(
+                    desc.jacobian[v], [&] { return place() + format(": jacobian[%" PRIu64 "]", local); });
+                set.response[v] = finite_value<Real>(
+                    desc.response[v], [&] { return place() + format(": response[%" PRIu64 "]", local); });
             }
-            set.bias[r] = finite_value<Real>(desc.bias[r], place, "bias");
+            set.bias[r] = finite_value<Real>(desc.bias[r], [&] { return place() + ": bias"; });
             if (desc.regularization) {
                 const double c = desc.regularization[r];
-                if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place.c_str(), c));
-                set.regularization[r] = finite_value<Real>(c, place, "regularization");
+                if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place().c_str(), c));
+                set.regularization[r] = finite_value<Real>(c, [&] { return place() + ": regularization"; });
             }
             if (desc.initial_impulse)
-                set.initial_impulse[r] = finite_value<Real>(desc.initial_impulse[r], place, "initial_impulse");
+                set.initial_impulse[r] = finite_value<Real>(desc.initial_impulse[r], [&] { return place() + ": initial_impulse"; });
         }
     }
     // J.Y: J and Y share the row's layout, so it is a plain dot product of the two value runs.

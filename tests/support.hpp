@@ -14,7 +14,8 @@
 #define REQUIRE_OK(call)                                                                           \
     do {                                                                                           \
         const steel_status status_ = (call);                                                       \
-        INFO("status " << status_ << ": " << steel_last_error_message());                          \
+        const std::string message_ = steel_last_error_message();                                   \
+        INFO("status " << status_ << ": " << message_);                                            \
         REQUIRE(status_ == STEEL_OK);                                                              \
     } while (0)
 

@@ -287,6 +287,155 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
                                                     steel_world_stats* out, uint32_t capacity,
                                                     uint32_t* out_count);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Scene mode (docs/scene-mode.md): Steel builds the rows from bodies, joints and contacts     */
+
+/* Joint types. Joint i moves body i relative to its parent body (or the world). Velocity
+ * coordinates are in world axes; position coordinates as listed (quaternions are w, x, y, z):
+ *   FIXED 0 DOF, 0 q;  REVOLUTE 1 DOF (rate about axis), q = angle;
+ *   PRISMATIC 1 DOF (rate along axis), q = distance;
+ *   BALL 3 DOF (relative angular velocity), q = quaternion of the child joint frame in the
+ *     parent joint frame;
+ *   FREE 6 DOF (velocity of the child joint-frame origin, then angular velocity), q = position
+ *     (3) and quaternion (4) of the child joint frame in the parent joint frame.
+ * A free body is a body whose joint is FREE with parent -1. */
+#define STEEL_JOINT_FIXED 0
+#define STEEL_JOINT_REVOLUTE 1
+#define STEEL_JOINT_PRISMATIC 2
+#define STEEL_JOINT_BALL 3
+#define STEEL_JOINT_FREE 4
+
+#define STEEL_FRICTION_MODEL_BOX 0  /* two FRICTION_BOX rows per contact */
+#define STEEL_FRICTION_MODEL_CONE 1 /* one FRICTION_CONE pair per contact */
+
+#define STEEL_DRIVE_MODE_AUGMENTED 0 /* drives folded into H~ (SPEC 8), implicit; no effort limit */
+#define STEEL_DRIVE_MODE_ROWS 1      /* one regularized drive row per driven DOF, bounded by the
+                                        effort limit (cfm is left out of these rows) */
+
+/*
+ * One step of every world's scene, in bulk. Arrays are concatenated over worlds in world order;
+ * indices of bodies and joints are local to their world. Per body b (B = total bodies):
+ * body_mass[b] > 0, body_com[3b..] (body frame), body_inertia[6b..] = Ixx Iyy Izz Ixy Ixz Iyz
+ * about the com in body axes (positive definite); joint_type[b], joint_parent[b] (a body of the
+ * same world with a smaller index, or -1 for the world), joint_axis[3b..] (unit, in the joint
+ * frame; revolute and prismatic), joint_parent_frame[7b..] and joint_child_frame[7b..] (position
+ * then quaternion: the joint frame in the parent's and in the child's body frame; the parent
+ * frame of a root joint is in world coordinates). Per DOF (in body order, then the joint's
+ * DOFs): joint_velocity, and the optional armature, damping, limits and drive arrays. Per
+ * position coordinate: joint_position.
+ *
+ * Contacts come from the caller's collision detection: body_a, body_b (-1: the static world),
+ * a world point, a unit normal pointing from b to a, the signed distance along it (negative
+ * when penetrating), friction mu and restitution. Each contact makes a normal row (lambda >= 0)
+ * and two friction rows. Connect constraints hold a point of body a (body-frame) on a point of
+ * body b (-1: a world point): three bilateral rows; they close loops. Mimic constraints keep
+ * q_a = ratio * q_b + offset for two 1-DOF joints: one bilateral row.
+ *
+ * Drives (SPEC section 8) apply the implicit PD force f = kp (target_q - q - dt qd') +
+ * kd (target_qd - qd') at the step's new velocity qd', stable at any gain. drive_mode AUGMENTED
+ * folds it into H~ += dt kd + dt^2 kp (default); ROWS makes it one soft row per driven DOF,
+ * lambda = dt f, with regularization c = 1 / (dt (dt kp + kd)), bounded by +-dt * effort limit.
+ * Both give the same motion when the solve converges. Joint damping d and armature a enter as
+ * H~ += a + dt d and the force -d qd. Velocity limits |qd'| <= limit make two [0, inf) rows.
+ */
+typedef struct steel_scene_desc {
+    uint32_t struct_size;
+    uint32_t world_count;            /* must equal the batch's */
+    double dt;                       /* step, > 0 */
+    double baumgarte;                /* beta in [0, 1]: fraction of penetration / limit / loop
+                                        error corrected per step; default 0.2 */
+    double restitution_threshold;    /* approach speed above which restitution applies; 0.5 */
+    int32_t friction_model;          /* STEEL_FRICTION_MODEL_*; default BOX */
+    int32_t drive_mode;              /* STEEL_DRIVE_MODE_*; default AUGMENTED */
+    const double* gravity;           /* [3 * world_count] */
+    const uint32_t* world_body_count;    /* [world_count] */
+    const uint32_t* world_contact_count; /* [world_count]; NULL = none */
+    const uint32_t* world_connect_count; /* [world_count]; NULL = none */
+    const uint32_t* world_mimic_count;   /* [world_count]; NULL = none */
+    /* bodies and joints */
+    const double* body_mass;          /* [B] */
+    const double* body_com;           /* [3B] */
+    const double* body_inertia;       /* [6B] */
+    const int32_t* joint_type;        /* [B] */
+    const int32_t* joint_parent;      /* [B] */
+    const double* joint_axis;         /* [3B]; NULL ok without revolute/prismatic joints */
+    const double* joint_parent_frame; /* [7B] */
+    const double* joint_child_frame;  /* [7B] */
+    const double* joint_position;     /* [total position coordinates] q */
+    const double* joint_velocity;     /* [total DOFs] qd */
+    const double* joint_armature;     /* [total DOFs] >= 0; NULL = 0 */
+    const double* joint_damping;      /* [total DOFs] >= 0; NULL = 0 */
+    const double* joint_lower;        /* [total DOFs] position limit (1-DOF joints); -inf = none;
+                                         NULL = none */
+    const double* joint_upper;        /* [total DOFs] +inf = none; NULL = none */
+    const double* drive_stiffness;    /* [total DOFs] kp >= 0 (1-DOF joints); NULL = no drives */
+    const double* drive_damping;      /* [total DOFs] kd >= 0 */
+    const double* drive_target_position; /* [total DOFs] */
+    const double* drive_target_velocity; /* [total DOFs] */
+    const double* drive_effort_limit; /* [total DOFs] > 0, +inf = none; finite only with
+                                         drive_mode ROWS; NULL = none */
+    const double* joint_velocity_limit; /* [total DOFs] > 0, +inf = none; NULL = none */
+    const double* external_force;     /* [6B] world force then torque, applied at the com;
+                                         NULL = none */
+    /* contacts */
+    const int32_t* contact_body_a;    /* [C] */
+    const int32_t* contact_body_b;    /* [C] -1 = static world */
+    const double* contact_point;      /* [3C] world */
+    const double* contact_normal;     /* [3C] world, unit, from b to a */
+    const double* contact_distance;   /* [C] */
+    const double* contact_friction;   /* [C] mu >= 0 */
+    const double* contact_restitution; /* [C] in [0, 1]; NULL = 0 */
+    /* connect constraints */
+    const int32_t* connect_body_a;    /* [K] */
+    const int32_t* connect_body_b;    /* [K] -1 = world */
+    const double* connect_point_a;    /* [3K] body a's frame */
+    const double* connect_point_b;    /* [3K] body b's frame (world for -1) */
+    /* mimic constraints */
+    const int32_t* mimic_joint_a;     /* [Mi] body index of a 1-DOF joint */
+    const int32_t* mimic_joint_b;     /* [Mi] */
+    const double* mimic_ratio;        /* [Mi] */
+    const double* mimic_offset;       /* [Mi] */
+} steel_scene_desc;
+
+STEEL_API void steel_scene_desc_default(steel_scene_desc* out);
+
+/* Validates the scene in full, builds every world's rows (forward kinematics, mass matrices by
+ * CRBA, H~ and its factorization, v-hat, contact / friction / limit / connect / mimic rows with
+ * their biases, Y = H~^-1 J^T) and replaces the batch's rows with them. The world's DOFs are
+ * ordered articulation by articulation (an articulation is a root joint and its descendants),
+ * each in body order. Failure leaves the batch unchanged; the message names world, item, field.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, STRUCT_VERSION, OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc* scene);
+
+/* Per contact of the last scene solve: 6 doubles, (normal impulse, friction impulse along
+ * tangent 1, along tangent 2, then the total impulse on body a as a world vector). [6 * C].
+ * Returns like steel_batch_read_impulses; NO_DATA if the rows did not come from a scene. */
+STEEL_API steel_status steel_batch_read_contact_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                        uint64_t* out_count);
+
+/* Per DOF of the last scene solve, in the scene's DOF order: the new joint velocities qd. */
+STEEL_API steel_status steel_batch_read_joint_velocities(steel_batch batch, double* out, uint64_t capacity,
+                                                        uint64_t* out_count);
+
+/* Per DOF: the joint-limit impulse of the last solve (lower limit positive, upper negative). */
+/* (Drive rows' impulses, with drive_mode ROWS, are read with steel_batch_read_drive_impulses.) */
+STEEL_API steel_status steel_batch_read_limit_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                      uint64_t* out_count);
+
+/* Per DOF: the drive impulse dt * f of the last solve (drive_mode ROWS; 0 for undriven DOFs and
+ * in AUGMENTED mode, where the drive is inside H~ and has no row). */
+STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                      uint64_t* out_count);
+
+/* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity. */
+STEEL_API steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity,
+                                                       uint64_t* out_count);
+
+/* Per position coordinate: q advanced by the new velocities over dt (quaternions on the unit
+ * sphere), ready to be the next step's joint_position. */
+STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, double* out, uint64_t capacity,
+                                                            uint64_t* out_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,89 @@
+// Scene mode: time per step of row building (steel_batch_upload_scene) and of solving
+// (steel_batch_solve, 20 sweeps), separately, for each example scene at 1, 64 and 1,024
+// worlds. Results: bench/RESULTS.md.
+//
+//   bench_scene [--quick]
+#include "robot_scenes.hpp"
+
+#include <steel/steel.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(steel_status status, const char* what) {
+    if (status != STEEL_OK) {
+        std::fprintf(stderr, "%s failed: %s\n", what, steel_last_error_message());
+        std::exit(1);
+    }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    const double min_seconds = quick ? 0.02 : 0.3;
+    struct Scene {
+        const char* name;
+        std::function<void(scenes::SceneBuilder&)> add;
+    } scene_list[] = {
+        {"box stack 5", [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 5); }},
+        {"box pile 100", [](scenes::SceneBuilder& b) { scenes::add_box_pile(b, 100); }},
+        {"arm with box", [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
+        {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
+        {"four-bar", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
+    };
+    std::printf("steel %s, float64, 1 thread, 20 sweeps per solve\n\n", steel_version());
+    std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | build us/world | solve us/world |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (const Scene& scene : scene_list)
+        for (uint32_t worlds : {1u, 64u, 1024u}) {
+            if (quick && worlds > 64) continue;
+            scenes::SceneBuilder builder;
+            for (uint32_t w = 0; w < worlds; ++w) {
+                builder.begin_world();
+                scene.add(builder);
+            }
+            steel_batch_desc desc;
+            steel_batch_desc_default(&desc);
+            desc.world_count = worlds;
+            steel_batch batch{};
+            check(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch), "create");
+            steel_solve_options options;
+            steel_solve_options_default(&options);
+            options.iterations = 20;
+            check(steel_batch_set_options(batch, &options), "options");
+            const steel_scene_desc scene_desc = builder.desc();
+            uint32_t builds = 0, solves = 0;
+            auto start = std::chrono::steady_clock::now();
+            do {
+                check(steel_batch_upload_scene(batch, &scene_desc), "upload scene");
+                ++builds;
+            } while (seconds_since(start) < min_seconds);
+            const double build = seconds_since(start) / builds;
+            start = std::chrono::steady_clock::now();
+            do {
+                check(steel_batch_solve(batch), "solve");
+                ++solves;
+            } while (seconds_since(start) < min_seconds);
+            const double solve = seconds_since(start) / solves;
+            uint64_t rows = 0, dofs = 0;
+            check(steel_batch_read_impulses(batch, nullptr, 0, &rows), "rows");
+            check(steel_batch_read_velocities(batch, nullptr, 0, &dofs), "dofs");
+            std::printf("| %s | %u | %llu | %llu | %.1f | %.1f | %.2f | %.2f |\n", scene.name, worlds,
+                        (unsigned long long)(dofs / worlds), (unsigned long long)(rows / worlds), build * 1e6,
+                        solve * 1e6, build * 1e6 / worlds, solve * 1e6 / worlds);
+            check(steel_batch_destroy(batch), "destroy");
+        }
+    return 0;
+}

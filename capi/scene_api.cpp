@@ -1,0 +1,181 @@
+// The scene-mode functions of steel.h: check, build through impl/scene, forward, catch.
+#include "boundary.hpp"
+
+#include "../impl/batch.hpp"
+#include "../impl/handle_registry.hpp"
+#include "../impl/rows_upload.hpp"
+#include "../impl/scene/scene_rows.hpp"
+
+#include <cstring>
+
+using namespace steel;
+
+namespace {
+
+steel_scene_desc default_scene() {
+    steel_scene_desc scene{};
+    scene.struct_size = sizeof(scene);
+    scene.dt = 1.0 / 60.0;
+    scene.baumgarte = 0.2;
+    scene.restitution_threshold = 0.5;
+    scene.friction_model = STEEL_FRICTION_MODEL_BOX;
+    scene.drive_mode = STEEL_DRIVE_MODE_AUGMENTED;
+    return scene;
+}
+
+// Runs `fill(record, impulses, velocities, out)` for a batch whose last solve came from a scene,
+// after the usual count / capacity checks. `count(record)` is the number of doubles written.
+template <class Count, class Fill>
+steel_status read_scene(steel_batch batch, const char* where, double* out, uint64_t capacity, uint64_t* out_count,
+                        Count&& count, Fill&& fill) {
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        std::visit(
+            [&](auto& state) {
+                if (!state.solved)
+                    fail(STEEL_ERROR_NO_DATA, format("%s: the batch has not been solved since its last upload", where));
+                if (!b.scene)
+                    fail(STEEL_ERROR_NO_DATA, format("%s: the batch's rows were uploaded as rows, not as a scene", where));
+                const uint64_t needed = count(*b.scene);
+                if (out_count) *out_count = needed;
+                if (out == nullptr) {
+                    if (!out_count) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                    return;
+                }
+                if (capacity < needed)
+                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
+                         format("%s: capacity %llu is smaller than the %llu values to write", where,
+                                (unsigned long long)capacity, (unsigned long long)needed));
+                const std::vector<double> impulse(state.results.impulse.begin(), state.results.impulse.end());
+                const std::vector<double> velocity(state.results.velocity.begin(), state.results.velocity.end());
+                fill(*b.scene, impulse, velocity, out);
+            },
+            b.state);
+    });
+}
+
+// Calls visit(world, articulation, its qd slice) for every articulation of the scene.
+template <class Visit>
+void for_each_articulation(const scene::SceneRecord& record, const std::vector<double>& velocity, Visit&& visit) {
+    for (size_t w = 0; w < record.worlds.size(); ++w)
+        for (const scene::ArticulationRecord& art : record.worlds[w].articulations) {
+            const size_t first = record.world_dof_offset[w] + art.first_dof;
+            const std::vector<double> qd(velocity.begin() + long(first),
+                                         velocity.begin() + long(first + art.model.dof_count()));
+            visit(w, art, qd);
+        }
+}
+
+} // namespace
+
+extern "C" {
+
+void steel_scene_desc_default(steel_scene_desc* out) {
+    if (out) *out = default_scene();
+}
+
+steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc* scene_in) {
+    constexpr const char* where = "steel_batch_upload_scene";
+    return call_guarded(where, [&] {
+        Batch& b = lookup_batch(batch.id, where);
+        const steel_scene_desc desc = read_versioned(scene_in, default_scene(), where, "steel_scene_desc");
+        auto record = std::make_unique<scene::SceneRecord>();
+        const scene::BuiltRows built = scene::build_scene_rows(desc, b.desc.world_count, *record);
+        const steel_rows_desc rows = built.desc();
+        std::visit(
+            [&](auto& state) {
+                using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
+                auto fresh = build_row_set<Real>(rows, b.desc.world_count, b.options.cfm, b.options.contact_regularization);
+                state.rows = std::move(fresh);
+                state.has_rows = true;
+                state.solved = false;
+                state.results = {};
+                state.stats.clear();
+            },
+            b.state);
+        b.scene = std::move(record);
+    });
+}
+
+steel_status steel_batch_read_contact_impulses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_contact_impulses", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return 6 * uint64_t(r.world_contact_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>& impulse, const std::vector<double>&, double* o) {
+            for (const scene::WorldRecord& world : r.worlds)
+                for (const scene::ContactRecord& c : world.contacts) {
+                    const auto at = [&](int k) { return c.rows[k] >= 0 ? impulse[size_t(c.rows[k])] : 0.0; };
+                    const double ln = at(0), l1 = at(1), l2 = at(2);
+                    const scene::Vec3 total = ln * c.normal + l1 * c.tangent1 + l2 * c.tangent2;
+                    const double values[6] = {ln, l1, l2, total.x, total.y, total.z};
+                    std::memcpy(o, values, sizeof(values));
+                    o += 6;
+                }
+        });
+}
+
+steel_status steel_batch_read_joint_velocities(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_joint_velocities", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return uint64_t(r.world_dof_offset.back()); },
+        [](const scene::SceneRecord&, const std::vector<double>&, const std::vector<double>& velocity, double* o) {
+            std::copy(velocity.begin(), velocity.end(), o);
+        });
+}
+
+steel_status steel_batch_read_limit_impulses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_limit_impulses", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return uint64_t(r.world_dof_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>& impulse, const std::vector<double>&, double* o) {
+            for (const scene::WorldRecord& world : r.worlds)
+                for (size_t k = 0; k < world.lower_limit_row.size(); ++k)
+                    *o++ = (world.lower_limit_row[k] >= 0 ? impulse[size_t(world.lower_limit_row[k])] : 0.0) -
+                           (world.upper_limit_row[k] >= 0 ? impulse[size_t(world.upper_limit_row[k])] : 0.0);
+        });
+}
+
+steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_drive_impulses", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return uint64_t(r.world_dof_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>& impulse, const std::vector<double>&, double* o) {
+            for (const scene::WorldRecord& world : r.worlds)
+                for (int64_t row : world.drive_row) *o++ = row >= 0 ? impulse[size_t(row)] : 0.0;
+        });
+}
+
+steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_body_velocities", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return 6 * uint64_t(r.world_body_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>&, const std::vector<double>& velocity, double* o) {
+            for_each_articulation(r, velocity, [&](size_t w, const scene::ArticulationRecord& art, const std::vector<double>& qd) {
+                const std::vector<scene::Spatial> v = scene::body_velocities(art.model, art.kinematics, qd);
+                for (size_t b = 0; b < v.size(); ++b) {
+                    const scene::Vec3 com = scene::point_velocity(v[b], art.kinematics.body_inertia[b].com);
+                    double* slot = o + 6 * (r.world_body_offset[w] + art.first_body + b);
+                    const double values[6] = {com.x, com.y, com.z, v[b].angular.x, v[b].angular.y, v[b].angular.z};
+                    std::memcpy(slot, values, sizeof(values));
+                }
+            });
+        });
+}
+
+steel_status steel_batch_read_integrated_positions(steel_batch batch, double* out, uint64_t capacity,
+                                                   uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_integrated_positions", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return uint64_t(r.world_position_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>&, const std::vector<double>& velocity, double* o) {
+            std::copy(r.joint_position.begin(), r.joint_position.end(), o);
+            for_each_articulation(r, velocity, [&](size_t w, const scene::ArticulationRecord& art, const std::vector<double>& qd) {
+                const size_t first = r.world_position_offset[w] + art.first_position;
+                std::vector<double> q(o + first, o + first + art.model.position_count());
+                scene::integrate_positions(art.model, art.kinematics, q, qd, r.dt);
+                std::copy(q.begin(), q.end(), o + first);
+            });
+        });
+}
+
+} // extern "C"

@@ -1,0 +1,45 @@
+// What a scene upload leaves behind besides the rows: the articulations and their kinematics
+// at the step's state, and where each contact's and limit's rows are, so a solve's impulses
+// and velocities can be read back per contact, per joint and per body.
+#pragma once
+
+#include "articulation.hpp"
+
+#include <steel/steel.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace steel::scene {
+
+struct ArticulationRecord {
+    uint32_t first_body;  // world-local
+    uint32_t first_dof;   // world-local
+    uint32_t first_position;
+    ArticulationModel model;
+    Kinematics kinematics;
+};
+
+struct ContactRecord {
+    int64_t rows[3] = {-1, -1, -1}; // batch rows of the normal and the two friction directions; -1:
+                                    // none (a direction no joint of either body can move)
+    Vec3 normal, tangent1, tangent2;
+};
+
+struct WorldRecord {
+    std::vector<ArticulationRecord> articulations;
+    std::vector<ContactRecord> contacts;
+    std::vector<int64_t> lower_limit_row; // per DOF: batch row index, -1 if none
+    std::vector<int64_t> upper_limit_row;
+    std::vector<int64_t> drive_row; // per DOF, drive_mode ROWS only
+};
+
+struct SceneRecord {
+    double dt = 0;
+    std::vector<WorldRecord> worlds;
+    std::vector<double> joint_position; // q of the step, scene order
+    std::vector<uint32_t> world_body_offset, world_dof_offset, world_position_offset, world_contact_offset;
+};
+
+// Builds a world's rows into a steel_rows_desc-shaped set of arrays (declared in scene_rows.hpp).
+} // namespace steel::scene

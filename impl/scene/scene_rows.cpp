@@ -1,0 +1,649 @@
+#include "scene_rows.hpp"
+
+#include "../error.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+
+namespace steel::scene {
+
+namespace {
+
+constexpr const char* kWhere = "steel_batch_upload_scene";
+
+[[noreturn]] void bad(const std::string& message) {
+    fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(kWhere) + ": " + message);
+}
+
+void require(const void* pointer, const char* field, const char* reason) {
+    if (pointer == nullptr) bad(format("%s is NULL but %s", field, reason));
+}
+
+// Each check takes place(), a callable naming the item ("world 0, body 3"), and calls it only on
+// failure: formatting every item's name up front cost more than building its rows.
+template <class Place> void finite(double value, const Place& place, const char* field) {
+    if (!std::isfinite(value)) bad(format("%s: %s = %g is not finite", place().c_str(), field, value));
+}
+
+Vec3 vec3(const double* p) { return {p[0], p[1], p[2]}; }
+
+template <class Place> void unit(Vec3 v, const Place& place, const char* field) {
+    if (std::fabs(norm(v) - 1.0) > 1e-6) bad(format("%s: %s has length %g; it must be a unit vector", place().c_str(), field, norm(v)));
+}
+
+template <class Place> Quat quat(const double* p, const Place& place, const char* field) {
+    const Quat q{p[0], p[1], p[2], p[3]};
+    const double length = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+    if (std::fabs(length - 1.0) > 1e-6)
+        bad(format("%s: %s has norm %g; it must be a unit quaternion (w, x, y, z)", place().c_str(), field, length));
+    return normalized(q);
+}
+
+template <class Place> Pose pose(const double* p, const Place& place, const char* field) {
+    for (int k = 0; k < 7; ++k) finite(p[k], place, field);
+    return {vec3(p), quat(p + 3, place, field)};
+}
+
+// Dense Cholesky of an n x n SPD matrix in place; false if not positive definite.
+bool cholesky(std::vector<double>& a, uint32_t n) {
+    for (uint32_t j = 0; j < n; ++j) {
+        double diagonal = a[size_t(j) * n + j];
+        for (uint32_t k = 0; k < j; ++k) diagonal -= a[size_t(j) * n + k] * a[size_t(j) * n + k];
+        if (!(diagonal > 0)) return false;
+        const double root = std::sqrt(diagonal);
+        a[size_t(j) * n + j] = root;
+        for (uint32_t i = j + 1; i < n; ++i) {
+            double sum = a[size_t(i) * n + j];
+            for (uint32_t k = 0; k < j; ++k) sum -= a[size_t(i) * n + k] * a[size_t(j) * n + k];
+            a[size_t(i) * n + j] = sum / root;
+        }
+    }
+    return true;
+}
+
+void cholesky_solve(const std::vector<double>& l, uint32_t n, double* x) {
+    for (uint32_t i = 0; i < n; ++i) {
+        for (uint32_t k = 0; k < i; ++k) x[i] -= l[size_t(i) * n + k] * x[k];
+        x[i] /= l[size_t(i) * n + i];
+    }
+    for (uint32_t i = n; i-- > 0;) {
+        for (uint32_t k = i + 1; k < n; ++k) x[i] -= l[size_t(k) * n + i] * x[k];
+        x[i] /= l[size_t(i) * n + i];
+    }
+}
+
+// Per articulation of the world being built.
+struct Built {
+    ArticulationRecord record;
+    std::vector<double> factor; // Cholesky factor of H~
+};
+
+// One side of a row: dense J over one articulation's DOFs.
+struct Side {
+    int32_t articulation = -1;
+    std::vector<double> jacobian;
+};
+
+class WorldBuilder {
+  public:
+    WorldBuilder(BuiltRows& out, std::vector<Built>& articulations, const std::vector<int32_t>& body_articulation)
+        : out_(out), articulations_(articulations), body_articulation_(body_articulation) {}
+
+    // The side of a row on body b (-1: the world, no side).
+    Side side(int32_t body) const {
+        Side s;
+        if (body < 0) return s;
+        s.articulation = body_articulation_[body];
+        s.jacobian.assign(articulations_[s.articulation].record.model.dof_count(), 0.0);
+        return s;
+    }
+    int32_t local_body(int32_t body) const {
+        return body - int32_t(articulations_[body_articulation_[body]].record.first_body);
+    }
+    const ArticulationRecord& articulation_of(int32_t body) const {
+        return articulations_[body_articulation_[body]].record;
+    }
+
+    // Appends a row with up to two sides; Y = H~^-1 J^T per side. Returns its world-local index,
+    // or -1 when the row cannot act (J is zero to 1e-12: both sides static, or a direction no
+    // joint can move, like the out-of-plane axis of a planar loop's connect constraint).
+    int32_t add_row(Side a, Side b, double bias, int32_t kind, double lower, double upper, int32_t normal_row,
+                    double friction, double regularization = 0.0) {
+        if (a.articulation >= 0 && a.articulation == b.articulation) { // one articulation: one block
+            for (size_t k = 0; k < a.jacobian.size(); ++k) a.jacobian[k] += b.jacobian[k];
+            b = Side{};
+        }
+        double largest = 0;
+        for (const Side* s : {&a, &b})
+            for (double value : s->jacobian) largest = std::max(largest, std::fabs(value));
+        if (largest < 1e-12) return -1;
+        if (a.articulation >= 0 && b.articulation >= 0 &&
+            articulations_[a.articulation].record.first_dof > articulations_[b.articulation].record.first_dof)
+            std::swap(a, b);
+        for (const Side* s : {&a, &b}) {
+            const uint32_t n = s->articulation >= 0 ? articulations_[s->articulation].record.model.dof_count() : 0;
+            out_.block_offset.push_back(n > 0 ? articulations_[s->articulation].record.first_dof : 0);
+            out_.block_length.push_back(n);
+            if (n == 0) continue;
+            std::vector<double> response = s->jacobian;
+            cholesky_solve(articulations_[s->articulation].factor, n, response.data());
+            out_.jacobian.insert(out_.jacobian.end(), s->jacobian.begin(), s->jacobian.end());
+            out_.response.insert(out_.response.end(), response.begin(), response.end());
+        }
+        out_.bias.push_back(bias);
+        out_.kind.push_back(kind);
+        out_.lower.push_back(lower);
+        out_.upper.push_back(upper);
+        out_.normal_row.push_back(normal_row);
+        out_.friction.push_back(friction);
+        out_.regularization.push_back(regularization);
+        out_.initial_impulse.push_back(0.0);
+        return int32_t(out_.row_counts.back()++);
+    }
+
+    bool can_act(const Side& a, const Side& b) const {
+        Side sum = a;
+        if (a.articulation >= 0 && a.articulation == b.articulation) {
+            for (size_t k = 0; k < sum.jacobian.size(); ++k) sum.jacobian[k] += b.jacobian[k];
+        } else {
+            for (double value : b.jacobian)
+                if (std::fabs(value) >= 1e-12) return true;
+        }
+        for (double value : sum.jacobian)
+            if (std::fabs(value) >= 1e-12) return true;
+        return false;
+    }
+
+    // J . qd of a row's sides at the step's velocities (for restitution).
+    double rate(const Side& a, const Side& b, const double* qd) const {
+        double sum = 0;
+        for (const Side* s : {&a, &b}) {
+            if (s->articulation < 0) continue;
+            const uint32_t first = articulations_[s->articulation].record.first_dof;
+            for (size_t k = 0; k < s->jacobian.size(); ++k) sum += s->jacobian[k] * qd[first + k];
+        }
+        return sum;
+    }
+
+  private:
+    BuiltRows& out_;
+    std::vector<Built>& articulations_;
+    const std::vector<int32_t>& body_articulation_;
+};
+
+// A unit vector orthogonal to n, chosen the same way every time.
+Vec3 first_tangent(Vec3 n) {
+    const Vec3 helper = std::fabs(n.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+    const Vec3 t = cross(n, helper);
+    return (1.0 / norm(t)) * t;
+}
+
+double positional_bias(double gap, double dt, double beta) { return gap > 0 ? gap / dt : beta * gap / dt; }
+
+} // namespace
+
+steel_rows_desc BuiltRows::desc() const {
+    steel_rows_desc desc{};
+    desc.struct_size = sizeof(desc);
+    desc.world_count = uint32_t(dof_counts.size());
+    desc.world_dof_counts = dof_counts.data();
+    desc.world_row_counts = row_counts.data();
+    desc.unconstrained_velocity = unconstrained_velocity.data();
+    desc.block_offset = block_offset.data();
+    desc.block_length = block_length.data();
+    desc.value_count = jacobian.size();
+    desc.jacobian = jacobian.data();
+    desc.response = response.data();
+    desc.bias = bias.data();
+    desc.kind = kind.data();
+    desc.lower = lower.data();
+    desc.upper = upper.data();
+    desc.normal_row = normal_row.data();
+    desc.friction = friction.data();
+    desc.regularization = regularization.data();
+    desc.initial_impulse = initial_impulse.data();
+    return desc;
+}
+
+BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count, SceneRecord& record) {
+    if (d.world_count != batch_world_count)
+        bad(format("world_count is %u but the batch has %u worlds", d.world_count, batch_world_count));
+    if (!(d.dt > 0) || !std::isfinite(d.dt)) bad(format("dt = %g must be finite and > 0", d.dt));
+    if (!(d.baumgarte >= 0 && d.baumgarte <= 1)) bad(format("baumgarte = %g must be in [0, 1]", d.baumgarte));
+    if (!(d.restitution_threshold >= 0) || !std::isfinite(d.restitution_threshold))
+        bad(format("restitution_threshold = %g must be finite and >= 0", d.restitution_threshold));
+    if (d.friction_model != STEEL_FRICTION_MODEL_BOX && d.friction_model != STEEL_FRICTION_MODEL_CONE)
+        bad(format("friction_model = %d is not a STEEL_FRICTION_MODEL_* value", d.friction_model));
+    if (d.drive_mode != STEEL_DRIVE_MODE_AUGMENTED && d.drive_mode != STEEL_DRIVE_MODE_ROWS)
+        bad(format("drive_mode = %d is not a STEEL_DRIVE_MODE_* value", d.drive_mode));
+    const bool drive_rows = d.drive_mode == STEEL_DRIVE_MODE_ROWS;
+    require(d.gravity, "gravity", "every world needs one");
+    require(d.world_body_count, "world_body_count", "every world needs a body count");
+    const uint32_t worlds = d.world_count;
+
+    // Totals and per-world offsets.
+    record = SceneRecord{};
+    record.dt = d.dt;
+    record.worlds.resize(worlds);
+    record.world_body_offset.assign(worlds + 1, 0);
+    record.world_contact_offset.assign(worlds + 1, 0);
+    std::vector<uint64_t> connect_offset(worlds + 1, 0), mimic_offset(worlds + 1, 0);
+    for (uint32_t w = 0; w < worlds; ++w) {
+        record.world_body_offset[w + 1] = record.world_body_offset[w] + d.world_body_count[w];
+        record.world_contact_offset[w + 1] =
+            record.world_contact_offset[w] + (d.world_contact_count ? d.world_contact_count[w] : 0);
+        connect_offset[w + 1] = connect_offset[w] + (d.world_connect_count ? d.world_connect_count[w] : 0);
+        mimic_offset[w + 1] = mimic_offset[w] + (d.world_mimic_count ? d.world_mimic_count[w] : 0);
+    }
+    const uint64_t bodies = record.world_body_offset[worlds];
+    if (bodies > 0) {
+        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.body_mass, "body_mass"},
+                                            {d.body_com, "body_com"},
+                                            {d.body_inertia, "body_inertia"},
+                                            {d.joint_type, "joint_type"},
+                                            {d.joint_parent, "joint_parent"},
+                                            {d.joint_parent_frame, "joint_parent_frame"},
+                                            {d.joint_child_frame, "joint_child_frame"}})
+            require(pointer, name, "there are bodies");
+    }
+    if (record.world_contact_offset[worlds] > 0)
+        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.contact_body_a, "contact_body_a"},
+                                            {d.contact_body_b, "contact_body_b"},
+                                            {d.contact_point, "contact_point"},
+                                            {d.contact_normal, "contact_normal"},
+                                            {d.contact_distance, "contact_distance"},
+                                            {d.contact_friction, "contact_friction"}})
+            require(pointer, name, "there are contacts");
+    if (connect_offset[worlds] > 0)
+        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.connect_body_a, "connect_body_a"},
+                                            {d.connect_body_b, "connect_body_b"},
+                                            {d.connect_point_a, "connect_point_a"},
+                                            {d.connect_point_b, "connect_point_b"}})
+            require(pointer, name, "there are connect constraints");
+    if (mimic_offset[worlds] > 0)
+        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.mimic_joint_a, "mimic_joint_a"},
+                                            {d.mimic_joint_b, "mimic_joint_b"},
+                                            {d.mimic_ratio, "mimic_ratio"},
+                                            {d.mimic_offset, "mimic_offset"}})
+            require(pointer, name, "there are mimic constraints");
+
+    // Joint types first: they fix the DOF and position counts.
+    record.world_dof_offset.assign(worlds + 1, 0);
+    record.world_position_offset.assign(worlds + 1, 0);
+    for (uint32_t w = 0; w < worlds; ++w) {
+        uint32_t dofs = 0, positions = 0;
+        for (uint64_t b = record.world_body_offset[w]; b < record.world_body_offset[w + 1]; ++b) {
+            const int32_t type = d.joint_type[b];
+            if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_FREE)
+                bad(format("world %u, body %" PRIu64 ": joint_type = %d is not a STEEL_JOINT_* value", w,
+                           b - record.world_body_offset[w], type));
+            dofs += joint_dof_count(JointType(type));
+            positions += joint_position_count(JointType(type));
+        }
+        record.world_dof_offset[w + 1] = record.world_dof_offset[w] + dofs;
+        record.world_position_offset[w + 1] = record.world_position_offset[w] + positions;
+    }
+    const uint64_t total_dofs = record.world_dof_offset[worlds];
+    if (bodies > 0) {
+        require(d.joint_position, "joint_position", "there are bodies");
+        if (total_dofs > 0) require(d.joint_velocity, "joint_velocity", "there are DOFs");
+    }
+    const bool drives = d.drive_stiffness || d.drive_damping;
+    if (drives) {
+        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.drive_stiffness, "drive_stiffness"},
+                                            {d.drive_damping, "drive_damping"},
+                                            {d.drive_target_position, "drive_target_position"},
+                                            {d.drive_target_velocity, "drive_target_velocity"}})
+            require(pointer, name, "drives are given");
+    }
+    record.joint_position.assign(d.joint_position, d.joint_position + record.world_position_offset[worlds]);
+
+    BuiltRows out;
+    for (uint32_t w = 0; w < worlds; ++w) {
+        WorldRecord& world = record.worlds[w];
+        const uint64_t body0 = record.world_body_offset[w];
+        const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
+        const uint64_t dof0 = record.world_dof_offset[w], position0 = record.world_position_offset[w];
+        const Vec3 gravity = vec3(d.gravity + 3 * size_t(w));
+        for (int k = 0; k < 3; ++k) finite(d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
+
+        // Bodies and joints, grouped into articulations (a root joint and the bodies after it).
+        std::vector<Built> articulations;
+        std::vector<int32_t> body_articulation(body_count);
+        uint32_t dof = 0, position = 0;
+        for (uint32_t b = 0; b < body_count; ++b) {
+            const uint64_t g = body0 + b;
+            const auto place = [&] { return format("world %u, body %u", w, b); };
+            const int32_t parent = d.joint_parent[g];
+            if (parent >= int32_t(b) || parent < -1)
+                bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(), parent));
+            if (parent == -1) {
+                articulations.emplace_back();
+                articulations.back().record.first_body = b;
+                articulations.back().record.first_dof = dof;
+                articulations.back().record.first_position = position;
+            } else if (uint32_t(parent) < articulations.back().record.first_body) {
+                bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each articulation's "
+                           "bodies together, root first",
+                           place().c_str(), parent));
+            }
+            body_articulation[b] = int32_t(articulations.size() - 1);
+            ArticulationRecord& art = articulations.back().record;
+            BodyModel body;
+            body.mass = d.body_mass[g];
+            if (!(body.mass > 0) || !std::isfinite(body.mass))
+                bad(format("%s: body_mass = %g must be finite and > 0", place().c_str(), body.mass));
+            for (int k = 0; k < 3; ++k) finite(d.body_com[3 * g + k], place, "body_com");
+            body.com = vec3(d.body_com + 3 * g);
+            const double* inertia = d.body_inertia + 6 * g;
+            for (int k = 0; k < 6; ++k) finite(inertia[k], place, "body_inertia");
+            const double entries[9] = {inertia[0], inertia[3], inertia[4], inertia[3], inertia[1],
+                                       inertia[5], inertia[4], inertia[5], inertia[2]};
+            std::vector<double> check(entries, entries + 9);
+            if (!cholesky(check, 3)) bad(format("%s: body_inertia is not positive definite", place().c_str()));
+            std::copy(entries, entries + 9, body.inertia.m);
+            JointModel joint;
+            joint.type = JointType(d.joint_type[g]);
+            joint.parent = parent < 0 ? -1 : parent - int32_t(art.first_body);
+            if (joint.type == JointType::revolute || joint.type == JointType::prismatic) {
+                require(d.joint_axis, "joint_axis", "there are revolute or prismatic joints");
+                for (int k = 0; k < 3; ++k) finite(d.joint_axis[3 * g + k], place, "joint_axis");
+                joint.axis = vec3(d.joint_axis + 3 * g);
+                unit(joint.axis, place, "joint_axis");
+            }
+            joint.parent_frame = pose(d.joint_parent_frame + 7 * g, place, "joint_parent_frame");
+            joint.child_frame = pose(d.joint_child_frame + 7 * g, place, "joint_child_frame");
+            const uint32_t positions = joint_position_count(joint.type), dofs = joint_dof_count(joint.type);
+            for (uint32_t k = 0; k < positions; ++k)
+                finite(d.joint_position[position0 + position + k], place, "joint_position");
+            if (joint.type == JointType::ball || joint.type == JointType::free) {
+                double* q = record.joint_position.data() + position0 + position + positions - 4;
+                const Quat r = quat(q, place, "joint_position's quaternion");
+                q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+            }
+            for (uint32_t k = 0; k < dofs; ++k) {
+                const uint64_t gk = dof0 + dof + k;
+                const auto dof_place = [&] { return format("world %u, body %u, DOF %u", w, b, k); };
+                finite(d.joint_velocity[gk], dof_place, "joint_velocity");
+                if (d.joint_armature && !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
+                    bad(format("%s: joint_armature = %g must be finite and >= 0", dof_place().c_str(), d.joint_armature[gk]));
+                if (d.joint_damping && !(d.joint_damping[gk] >= 0 && std::isfinite(d.joint_damping[gk])))
+                    bad(format("%s: joint_damping = %g must be finite and >= 0", dof_place().c_str(), d.joint_damping[gk]));
+                const double lower = d.joint_lower ? d.joint_lower[gk] : -INFINITY;
+                const double upper = d.joint_upper ? d.joint_upper[gk] : INFINITY;
+                if (std::isnan(lower) || std::isnan(upper) || !(lower <= upper) || lower == INFINITY || upper == -INFINITY)
+                    bad(format("%s: joint limits [%g, %g] are not an interval", dof_place().c_str(), lower, upper));
+                if (dofs != 1 && (std::isfinite(lower) || std::isfinite(upper)))
+                    bad(format("%s: joint limits apply to revolute and prismatic joints only", dof_place().c_str()));
+                if (drives) {
+                    const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
+                    if (!(kp >= 0) || !(kd >= 0) || !std::isfinite(kp) || !std::isfinite(kd))
+                        bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0", dof_place().c_str(), kp, kd));
+                    if (dofs != 1 && (kp > 0 || kd > 0))
+                        bad(format("%s: drives apply to revolute and prismatic joints only", dof_place().c_str()));
+                    finite(d.drive_target_position[gk], dof_place, "drive_target_position");
+                    finite(d.drive_target_velocity[gk], dof_place, "drive_target_velocity");
+                }
+                if (d.drive_effort_limit) {
+                    const double effort = d.drive_effort_limit[gk];
+                    if (!(effort > 0)) bad(format("%s: drive_effort_limit = %g must be > 0", dof_place().c_str(), effort));
+                    if (std::isfinite(effort) && !drive_rows)
+                        bad(format("%s: drive_effort_limit = %g needs drive_mode = STEEL_DRIVE_MODE_ROWS (an "
+                                   "augmented drive lives inside H~ and cannot be clamped)",
+                                   dof_place().c_str(), effort));
+                }
+                if (d.joint_velocity_limit && !(d.joint_velocity_limit[gk] > 0))
+                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place().c_str(), d.joint_velocity_limit[gk]));
+            }
+            if (d.external_force)
+                for (int k = 0; k < 6; ++k) finite(d.external_force[6 * g + k], place, "external_force");
+            art.model.bodies.push_back(body);
+            art.model.joints.push_back(joint);
+            dof += dofs;
+            position += positions;
+        }
+
+        // Dynamics per articulation: H~, its factor, and v-hat.
+        out.dof_counts.push_back(dof);
+        out.row_counts.push_back(0);
+        const size_t velocity0 = out.unconstrained_velocity.size();
+        out.unconstrained_velocity.resize(velocity0 + dof);
+        for (Built& built : articulations) {
+            ArticulationRecord& art = built.record;
+            art.model.finalize();
+            const uint32_t n = art.model.dof_count();
+            const std::vector<double> q(record.joint_position.begin() + long(position0 + art.first_position),
+                                        record.joint_position.begin() +
+                                            long(position0 + art.first_position + art.model.position_count()));
+            art.kinematics = forward_kinematics(art.model, q);
+            std::vector<double> qd(d.joint_velocity + dof0 + art.first_dof, d.joint_velocity + dof0 + art.first_dof + n);
+            std::vector<Spatial> external;
+            if (d.external_force)
+                for (uint32_t b = 0; b < art.model.bodies.size(); ++b) {
+                    const double* f = d.external_force + 6 * (body0 + art.first_body + b);
+                    const Vec3 force = vec3(f), torque = vec3(f + 3);
+                    const Vec3 com = art.kinematics.body_inertia[b].com;
+                    external.push_back({torque + cross(com, force), force});
+                }
+            const std::vector<double> bias =
+                inverse_dynamics(art.model, art.kinematics, qd, std::vector<double>(n, 0.0), gravity, external);
+            built.factor = mass_matrix(art.model, art.kinematics);
+            std::vector<double> force(n);
+            for (uint32_t k = 0; k < n; ++k) {
+                const uint64_t gk = dof0 + art.first_dof + k;
+                const double armature = d.joint_armature ? d.joint_armature[gk] : 0.0;
+                const double damping = d.joint_damping ? d.joint_damping[gk] : 0.0;
+                // With drive rows the drive is a row, not part of H~.
+                const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
+                const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
+                built.factor[size_t(k) * n + k] += armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
+                double f = -bias[k] - damping * qd[k];
+                if (kp > 0 || kd > 0) {
+                    // The joint's own position coordinate (1-DOF joints only carry drives).
+                    uint32_t joint = 0;
+                    while (art.model.dof_offset[joint + 1] <= k) ++joint;
+                    const double qk = q[art.model.position_offset[joint]];
+                    f += kp * (d.drive_target_position[gk] - qk - d.dt * qd[k]) + kd * (d.drive_target_velocity[gk] - qd[k]);
+                }
+                force[k] = f;
+            }
+            if (!cholesky(built.factor, n))
+                bad(format("world %u, articulation rooted at body %u: H~ is not positive definite", w, art.first_body));
+            cholesky_solve(built.factor, n, force.data());
+            for (uint32_t k = 0; k < n; ++k) out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
+        }
+
+        WorldBuilder rows(out, articulations, body_articulation);
+        const uint64_t row_base = out.bias.size();
+        const double* qd_world = d.joint_velocity ? d.joint_velocity + dof0 : nullptr;
+        const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place, const char* field) {
+            if (body < (allow_world ? -1 : 0) || body >= int32_t(body_count))
+                bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(), field, body,
+                           body_count, allow_world ? ", or -1" : ""));
+        };
+
+        // Contacts: a normal row, then two friction rows.
+        const uint64_t contact0 = record.world_contact_offset[w];
+        const uint32_t contacts = uint32_t(record.world_contact_offset[w + 1] - contact0);
+        for (uint32_t c = 0; c < contacts; ++c) {
+            const uint64_t g = contact0 + c;
+            const auto place = [&] { return format("world %u, contact %u", w, c); };
+            const int32_t a = d.contact_body_a[g], b = d.contact_body_b[g];
+            body_in_world(a, true, place, "contact_body_a");
+            body_in_world(b, true, place, "contact_body_b");
+            if (a == b) bad(format("%s: contact_body_a and contact_body_b are both %d", place().c_str(), a));
+            for (int k = 0; k < 3; ++k) {
+                finite(d.contact_point[3 * g + k], place, "contact_point");
+                finite(d.contact_normal[3 * g + k], place, "contact_normal");
+            }
+            const Vec3 p = vec3(d.contact_point + 3 * g), n = vec3(d.contact_normal + 3 * g);
+            unit(n, place, "contact_normal");
+            const double distance = d.contact_distance[g], mu = d.contact_friction[g];
+            finite(distance, place, "contact_distance");
+            if (!(mu >= 0) || !std::isfinite(mu)) bad(format("%s: contact_friction = %g must be finite and >= 0", place().c_str(), mu));
+            const double e = d.contact_restitution ? d.contact_restitution[g] : 0.0;
+            if (!(e >= 0 && e <= 1)) bad(format("%s: contact_restitution = %g must be in [0, 1]", place().c_str(), e));
+
+            const auto side_along = [&](int32_t body, Vec3 direction) {
+                Side s = rows.side(body);
+                if (body >= 0 && !s.jacobian.empty())
+                    point_jacobian(rows.articulation_of(body).model, rows.articulation_of(body).kinematics,
+                                   rows.local_body(body), p, direction, s.jacobian.data());
+                return s;
+            };
+            const Side na = side_along(a, n), nb = side_along(b, -n);
+            double bias = positional_bias(distance, d.dt, d.baumgarte);
+            const double approach = qd_world ? rows.rate(na, nb, qd_world) : 0.0;
+            if (e > 0 && approach < -d.restitution_threshold) bias = std::min(bias, e * approach);
+            ContactRecord contact;
+            contact.normal = n;
+            contact.tangent1 = first_tangent(n);
+            contact.tangent2 = cross(n, contact.tangent1);
+            const int32_t normal = rows.add_row(na, nb, bias, STEEL_ROW_CONTACT_NORMAL, 0, 0, -1, 0);
+            contact.rows[0] = normal >= 0 ? int64_t(row_base) + normal : -1;
+            if (normal >= 0) {
+                const int32_t friction_kind =
+                    d.friction_model == STEEL_FRICTION_MODEL_CONE ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
+                Side t1a = side_along(a, contact.tangent1), t1b = side_along(b, -contact.tangent1);
+                Side t2a = side_along(a, contact.tangent2), t2b = side_along(b, -contact.tangent2);
+                // A cone pair needs both tangents; a direction that cannot move makes it a box row.
+                const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE && rows.can_act(t1a, t1b) && rows.can_act(t2a, t2b);
+                const int32_t kind = pair ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
+                const int32_t first = rows.add_row(t1a, t1b, 0.0, kind, 0, 0, normal, mu);
+                const int32_t second = rows.add_row(t2a, t2b, 0.0, kind, 0, 0, normal, mu);
+                contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
+                contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
+            }
+            world.contacts.push_back(contact);
+        }
+
+        // Joint limits: a [0, inf) row per finite bound, speculative while the joint is inside.
+        world.lower_limit_row.assign(dof, -1);
+        world.upper_limit_row.assign(dof, -1);
+        if (d.joint_lower || d.joint_upper)
+            for (const Built& built : articulations) {
+                const ArticulationRecord& art = built.record;
+                for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
+                    if (joint_dof_count(art.model.joints[j].type) != 1) continue;
+                    const uint32_t k = art.first_dof + art.model.dof_offset[j];
+                    const double qk = record.joint_position[position0 + art.first_position + art.model.position_offset[j]];
+                    const double lower = d.joint_lower ? d.joint_lower[dof0 + k] : -INFINITY;
+                    const double upper = d.joint_upper ? d.joint_upper[dof0 + k] : INFINITY;
+                    for (int sign : {1, -1}) {
+                        const double bound = sign > 0 ? lower : upper;
+                        if (!std::isfinite(bound)) continue;
+                        Side s = rows.side(int32_t(art.first_body + j));
+                        s.jacobian[art.model.dof_offset[j]] = sign;
+                        const double gap = sign * (qk - bound);
+                        const int32_t row = rows.add_row(s, Side{}, positional_bias(gap, d.dt, d.baumgarte),
+                                                         STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
+                        (sign > 0 ? world.lower_limit_row : world.upper_limit_row)[k] = row >= 0 ? int64_t(row_base) + row : -1;
+                    }
+                }
+            }
+
+        // Velocity limits: qd' <= limit and -qd' <= limit, as [0, inf) rows.
+        if (d.joint_velocity_limit)
+            for (const Built& built : articulations) {
+                const ArticulationRecord& art = built.record;
+                for (uint32_t k = 0; k < art.model.dof_count(); ++k) {
+                    const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
+                    if (!std::isfinite(limit)) continue;
+                    uint32_t joint = 0;
+                    while (art.model.dof_offset[joint + 1] <= k) ++joint;
+                    for (double sign : {1.0, -1.0}) {
+                        Side s = rows.side(int32_t(art.first_body + joint));
+                        s.jacobian[k] = sign;
+                        rows.add_row(s, Side{}, limit, STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
+                    }
+                }
+            }
+
+        // Drive rows (drive_mode ROWS): lambda = dt f is the soft row
+        //   qd' - (kp (target_q - q) + kd target_qd) / (dt kp + kd) + c lambda = 0,
+        //   c = 1 / (dt (dt kp + kd)),
+        // the same equation the augmented H~ solves, clamped to +-dt * effort limit.
+        world.drive_row.assign(dof, -1);
+        if (drives && drive_rows)
+            for (const Built& built : articulations) {
+                const ArticulationRecord& art = built.record;
+                for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
+                    if (joint_dof_count(art.model.joints[j].type) != 1) continue;
+                    const uint32_t k = art.first_dof + art.model.dof_offset[j];
+                    const uint64_t gk = dof0 + k;
+                    const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
+                    if (!(kp > 0 || kd > 0)) continue;
+                    const double qk = record.joint_position[position0 + art.first_position + art.model.position_offset[j]];
+                    const double gain = d.dt * kp + kd;
+                    const double target = (kp * (d.drive_target_position[gk] - qk) + kd * d.drive_target_velocity[gk]) / gain;
+                    const double effort = d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
+                    Side s = rows.side(int32_t(art.first_body + j));
+                    s.jacobian[art.model.dof_offset[j]] = 1.0;
+                    const int32_t row = rows.add_row(s, Side{}, -target, std::isfinite(effort) ? STEEL_ROW_BOUNDED : STEEL_ROW_BILATERAL,
+                                                     -d.dt * effort, d.dt * effort, -1, 0, 1.0 / (d.dt * gain));
+                    world.drive_row[k] = row >= 0 ? int64_t(row_base) + row : -1;
+                }
+            }
+
+        // Connect constraints: three bilateral rows holding two points together.
+        for (uint64_t g = connect_offset[w]; g < connect_offset[w + 1]; ++g) {
+            const auto place = [&] { return format("world %u, connect %" PRIu64, w, g - connect_offset[w]); };
+            const int32_t a = d.connect_body_a[g], b = d.connect_body_b[g];
+            body_in_world(a, false, place, "connect_body_a");
+            body_in_world(b, true, place, "connect_body_b");
+            if (a == b) bad(format("%s: connect_body_a and connect_body_b are both %d", place().c_str(), a));
+            for (int k = 0; k < 3; ++k) {
+                finite(d.connect_point_a[3 * g + k], place, "connect_point_a");
+                finite(d.connect_point_b[3 * g + k], place, "connect_point_b");
+            }
+            const Vec3 pa = apply(rows.articulation_of(a).kinematics.body_pose[rows.local_body(a)], vec3(d.connect_point_a + 3 * g));
+            const Vec3 pb = b < 0 ? vec3(d.connect_point_b + 3 * g)
+                                  : apply(rows.articulation_of(b).kinematics.body_pose[rows.local_body(b)],
+                                          vec3(d.connect_point_b + 3 * g));
+            const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+            for (const Vec3& e : axes) {
+                Side sa = rows.side(a), sb = rows.side(b);
+                if (!sa.jacobian.empty())
+                    point_jacobian(rows.articulation_of(a).model, rows.articulation_of(a).kinematics, rows.local_body(a), pa, e,
+                                   sa.jacobian.data());
+                if (b >= 0 && !sb.jacobian.empty())
+                    point_jacobian(rows.articulation_of(b).model, rows.articulation_of(b).kinematics, rows.local_body(b), pb,
+                                   -e, sb.jacobian.data());
+                rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+            }
+        }
+
+        // Mimic constraints: q_a - ratio q_b - offset = 0.
+        for (uint64_t g = mimic_offset[w]; g < mimic_offset[w + 1]; ++g) {
+            const auto place = [&] { return format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]); };
+            const int32_t a = d.mimic_joint_a[g], b = d.mimic_joint_b[g];
+            body_in_world(a, false, place, "mimic_joint_a");
+            body_in_world(b, false, place, "mimic_joint_b");
+            if (a == b) bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place().c_str(), a));
+            const double ratio = d.mimic_ratio[g], offset = d.mimic_offset[g];
+            finite(ratio, place, "mimic_ratio");
+            finite(offset, place, "mimic_offset");
+            double value[2];
+            Side sides[2];
+            for (int k = 0; k < 2; ++k) {
+                const int32_t body = k == 0 ? a : b;
+                const ArticulationRecord& art = rows.articulation_of(body);
+                const uint32_t local = uint32_t(rows.local_body(body));
+                if (joint_dof_count(art.model.joints[local].type) != 1)
+                    bad(format("%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints", place().c_str(),
+                               body, joint_dof_count(art.model.joints[local].type)));
+                value[k] = record.joint_position[position0 + art.first_position + art.model.position_offset[local]];
+                sides[k] = rows.side(body);
+                sides[k].jacobian[art.model.dof_offset[local]] = k == 0 ? 1.0 : -ratio;
+            }
+            const double error = value[0] - ratio * value[1] - offset;
+            rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+        }
+        world.articulations.reserve(articulations.size());
+        for (Built& built : articulations) world.articulations.push_back(std::move(built.record));
+    }
+    return out;
+}
+
+} // namespace steel::scene

@@ -1,0 +1,30 @@
+// Scene mode, SPEC section 8: validates a scene upload and builds its rows (forward kinematics,
+// CRBA mass matrices, augmented drives, v-hat, contact / friction / limit / connect / mimic
+// rows and Y = H~^-1 J^T), all in float64. The result goes through the ordinary rows upload,
+// so the solver never knows where its rows came from.
+#pragma once
+
+#include "scene_record.hpp"
+
+#include <steel/steel.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace steel::scene {
+
+// The rows of a scene, shaped like a steel_rows_desc (which points into these arrays).
+struct BuiltRows {
+    std::vector<uint32_t> dof_counts, row_counts;
+    std::vector<double> unconstrained_velocity;
+    std::vector<uint32_t> block_offset, block_length;
+    std::vector<double> jacobian, response, bias, lower, upper, friction, regularization, initial_impulse;
+    std::vector<int32_t> kind, normal_row;
+
+    steel_rows_desc desc() const;
+};
+
+// Throws steel::Error (INVALID_ARGUMENT) naming the world, item and field of the first problem.
+BuiltRows build_scene_rows(const steel_scene_desc& scene, uint32_t batch_world_count, SceneRecord& record);
+
+} // namespace steel::scene
