@@ -61,6 +61,61 @@ static_assert(offsetof(steel_world_stats, first_residual) == 24);
 static_assert(offsetof(steel_world_stats, momentum_restarts) == 32);
 static_assert(offsetof(steel_world_stats, reserved0) == 36);
 
+// Scene mode.
+static_assert(sizeof(steel_scene_desc) == 368);
+static_assert(offsetof(steel_scene_desc, struct_size) == 0);
+static_assert(offsetof(steel_scene_desc, world_count) == 4);
+static_assert(offsetof(steel_scene_desc, dt) == 8);
+static_assert(offsetof(steel_scene_desc, baumgarte) == 16);
+static_assert(offsetof(steel_scene_desc, restitution_threshold) == 24);
+static_assert(offsetof(steel_scene_desc, friction_model) == 32);
+static_assert(offsetof(steel_scene_desc, drive_mode) == 36);
+static_assert(offsetof(steel_scene_desc, gravity) == 40);
+static_assert(offsetof(steel_scene_desc, world_body_count) == 48);
+static_assert(offsetof(steel_scene_desc, world_contact_count) == 56);
+static_assert(offsetof(steel_scene_desc, world_connect_count) == 64);
+static_assert(offsetof(steel_scene_desc, world_mimic_count) == 72);
+static_assert(offsetof(steel_scene_desc, body_mass) == 80);
+static_assert(offsetof(steel_scene_desc, body_com) == 88);
+static_assert(offsetof(steel_scene_desc, body_inertia) == 96);
+static_assert(offsetof(steel_scene_desc, joint_type) == 104);
+static_assert(offsetof(steel_scene_desc, joint_parent) == 112);
+static_assert(offsetof(steel_scene_desc, joint_axis) == 120);
+static_assert(offsetof(steel_scene_desc, joint_parent_frame) == 128);
+static_assert(offsetof(steel_scene_desc, joint_child_frame) == 136);
+static_assert(offsetof(steel_scene_desc, joint_position) == 144);
+static_assert(offsetof(steel_scene_desc, joint_velocity) == 152);
+static_assert(offsetof(steel_scene_desc, joint_armature) == 160);
+static_assert(offsetof(steel_scene_desc, joint_damping) == 168);
+static_assert(offsetof(steel_scene_desc, joint_lower) == 176);
+static_assert(offsetof(steel_scene_desc, joint_upper) == 184);
+static_assert(offsetof(steel_scene_desc, drive_stiffness) == 192);
+static_assert(offsetof(steel_scene_desc, drive_damping) == 200);
+static_assert(offsetof(steel_scene_desc, drive_target_position) == 208);
+static_assert(offsetof(steel_scene_desc, drive_target_velocity) == 216);
+static_assert(offsetof(steel_scene_desc, drive_effort_limit) == 224);
+static_assert(offsetof(steel_scene_desc, joint_velocity_limit) == 232);
+static_assert(offsetof(steel_scene_desc, external_force) == 240);
+static_assert(offsetof(steel_scene_desc, contact_body_a) == 248);
+static_assert(offsetof(steel_scene_desc, contact_body_b) == 256);
+static_assert(offsetof(steel_scene_desc, contact_point) == 264);
+static_assert(offsetof(steel_scene_desc, contact_normal) == 272);
+static_assert(offsetof(steel_scene_desc, contact_distance) == 280);
+static_assert(offsetof(steel_scene_desc, contact_friction) == 288);
+static_assert(offsetof(steel_scene_desc, contact_restitution) == 296);
+static_assert(offsetof(steel_scene_desc, connect_body_a) == 304);
+static_assert(offsetof(steel_scene_desc, connect_body_b) == 312);
+static_assert(offsetof(steel_scene_desc, connect_point_a) == 320);
+static_assert(offsetof(steel_scene_desc, connect_point_b) == 328);
+static_assert(offsetof(steel_scene_desc, mimic_joint_a) == 336);
+static_assert(offsetof(steel_scene_desc, mimic_joint_b) == 344);
+static_assert(offsetof(steel_scene_desc, mimic_ratio) == 352);
+static_assert(offsetof(steel_scene_desc, mimic_offset) == 360);
+static_assert(STEEL_JOINT_FIXED == 0 && STEEL_JOINT_REVOLUTE == 1 && STEEL_JOINT_PRISMATIC == 2 &&
+              STEEL_JOINT_BALL == 3 && STEEL_JOINT_FREE == 4);
+static_assert(STEEL_FRICTION_MODEL_BOX == 0 && STEEL_FRICTION_MODEL_CONE == 1);
+static_assert(STEEL_DRIVE_MODE_AUGMENTED == 0 && STEEL_DRIVE_MODE_ROWS == 1);
+
 static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 && STEEL_ERROR_INVALID_HANDLE == -2 &&
               STEEL_ERROR_ABI_MISMATCH == -3 && STEEL_ERROR_BUFFER_TOO_SMALL == -4 && STEEL_ERROR_UNSUPPORTED == -5 &&
               STEEL_ERROR_OUT_OF_MEMORY == -6 && STEEL_ERROR_STRUCT_VERSION == -7 && STEEL_ERROR_NO_DATA == -8 &&
