@@ -364,7 +364,18 @@ impl Drop for Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::{offset_of, size_of};
+    use std::mem::{size_of, MaybeUninit};
+
+    // offset_of! without needing Rust 1.77 (Debian 12's rustc is 1.63).
+    macro_rules! offset_of {
+        ($type:ty, $field:ident) => {{
+            let value = MaybeUninit::<$type>::uninit();
+            let base = value.as_ptr();
+            // SAFETY: only the field's address is taken; nothing is read.
+            let field = unsafe { std::ptr::addr_of!((*base).$field) };
+            field as usize - base as usize
+        }};
+    }
 
     #[test]
     fn layouts_match_the_header() {
