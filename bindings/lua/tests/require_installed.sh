@@ -19,5 +19,9 @@ local impulses = batch:solve():impulses()
 assert(impulses[1] == 2, "impulse " .. tostring(impulses[1]))
 print("steel " .. steel.version() .. " loaded from " .. package.searchpath("steel", package.cpath))
 LUA
-# Only the installed tree: the build tree's steel.so must not be what loads.
+# Only the installed tree: the build tree's steel.so must not be what loads. STEEL_LUA_PRELOAD
+# (the sanitizer build) goes to the interpreter only, not to cmake above.
+if [ -n "${STEEL_LUA_PRELOAD:-}" ]; then
+    export LD_PRELOAD="$STEEL_LUA_PRELOAD" ASAN_OPTIONS=detect_leaks=0
+fi
 LUA_CPATH="$prefix/$module_dir/?.so" LUA_CPATH_5_4="$prefix/$module_dir/?.so" LD_LIBRARY_PATH= "$lua" "$script"

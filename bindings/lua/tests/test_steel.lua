@@ -38,6 +38,26 @@ end
 
 -------------------------------------------------------------------------------- module functions
 
+-- The functions this suite covers. A function added to the module without a test here fails.
+test("the module, batch and buffer have exactly the functions this suite tests", function()
+  local function names(t)
+    local list = {}
+    for name in pairs(t) do list[#list + 1] = name end
+    table.sort(list)
+    return table.concat(list, " ")
+  end
+  equal(names(steel), "ABI_VERSION abi_version batch buffer build_features default_options status_string version",
+        "steel")
+  local batch <close> = steel.batch()
+  local batch_meta = getmetatable(batch)
+  equal(names(batch_meta.__index), "close desc handle impulses is_closed options residual_history set_options "
+        .. "solve stats upload_rows velocities", "batch methods")
+  equal(names(batch_meta), "__close __gc __index __name __tostring", "batch metamethods")
+  local buffer_meta = getmetatable(steel.buffer(1))
+  equal(names(buffer_meta.__methods), "fill totable type", "buffer methods")
+  equal(names(buffer_meta), "__index __len __methods __name __newindex __tostring", "buffer metamethods")
+end)
+
 test("version, ABI version and build features come from the library", function()
   assert(steel.version():match("^%d+%.%d+%.%d+$"), steel.version())
   equal(math.type(steel.abi_version()), "integer", "abi_version type")
