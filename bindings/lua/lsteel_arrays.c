@@ -50,6 +50,7 @@ lsteel_array lsteel_read_array(lua_State* L, int table_index, const char* what, 
                                const lsteel_name* names) {
     lsteel_array array = {NULL, 0};
     table_index = lua_absindex(L, table_index);
+    luaL_checkstack(L, 8, "steel: reading an array"); /* the value, its copy, an entry, messages */
     lua_getfield(L, table_index, field);
     if (lua_isnil(L, -1)) return array;
 

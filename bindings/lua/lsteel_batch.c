@@ -185,7 +185,9 @@ static int batch_upload_rows(lua_State* L) {
         if (!found) luaL_error(L, "steel: unknown rows field %s (not a field of steel_rows_desc)", lsteel_describe(L, -2));
         lua_pop(L, 1);
     }
-    luaL_checkstack(L, 20, "steel: upload_rows");
+    /* 15 arrays stay on the stack until the call, each conversion and error message needs a few
+     * more slots: ask for plenty (Lua does not check stack overflow in C functions). */
+    luaL_checkstack(L, 40, "steel: upload_rows");
 
     const char* what = "rows";
     const lsteel_array dof_counts = lsteel_read_array(L, 2, what, "world_dof_counts", LSTEEL_UINT32, NULL);
