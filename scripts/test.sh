@@ -4,6 +4,13 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then ctest.
 # Installs missing Debian packages first. Exits non-zero on the first failure.
 #
+# The bindings and examples run in both builds. A test whose compiler or tool is missing (mcs and
+# mono, cargo, lua5.4, gnuplot) reports SKIP with the reason; the packages below make them all
+# run except the Rust tests where the machine has no cargo. In the ASan build, programs Steel does
+# not build (lua5.4, mono, cargo's executables) load the sanitized libsteel with libasan and
+# libstdc++ preloaded and leak checks off (CMakeLists.txt, STEEL_FOREIGN_RUNTIME_ENV); the Lua
+# module's leak checks run under steel_lua_host, which is built with the sanitizers.
+#
 #   bash scripts/test.sh                  # from anywhere; this is also what CI runs (.ci/run)
 #
 # Environment: STEEL_BUILD_DIR (default build), STEEL_ASAN_BUILD_DIR (default build-asan),
@@ -53,8 +60,13 @@ run_ctest() {
 
 # cmake and g++ build; make drives the build; doctest-dev is the test framework; pkg-config for
 # the install checks; binutils gives nm (tests/check_exports.sh); flatbuffers-compiler (flatc) and
-# libflatbuffers-dev build the snapshot code from its schema.
-ensure_packages cmake g++ make doctest-dev pkg-config binutils flatbuffers-compiler libflatbuffers-dev
+# libflatbuffers-dev build the snapshot code from its schema. For the bindings and examples:
+# liblua5.4-dev builds the Lua module and lua5.4 runs its suite a second time under the stock
+# interpreter; mono-mcs and mono-runtime build and run the C# example; gnuplot-nox draws the Lua
+# experiments' PNGs. cargo is not a Debian package here: the Rust example uses the machine's
+# (rustup's, found on PATH or in ~/.cargo/bin) and its tests report SKIP where there is none.
+ensure_packages cmake g++ make doctest-dev pkg-config binutils flatbuffers-compiler libflatbuffers-dev \
+    liblua5.4-dev lua5.4 mono-mcs mono-runtime gnuplot-nox
 
 echo "== [1/2] Release build in $build_dir"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSTEEL_SANITIZE=OFF \

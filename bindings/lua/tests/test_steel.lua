@@ -1,0 +1,557 @@
+-- test_steel.lua: the Lua module `steel`, function by function, against the C API's own results.
+--
+--   steel_lua_host test_steel.lua REFERENCE.lua      (or lua5.4; ctest runs both)
+--
+-- REFERENCE.lua is written by steel_lua_reference (make_reference.cpp): problems solved through
+-- the C API, inputs and results. Here the same inputs go through the binding, from tables and
+-- from buffers, and every impulse, velocity, statistic and residual must be the same bits.
+-- Then every error path: each Lua error must carry Steel's own message (or, for what the
+-- binding checks itself, name the field or option).
+local steel = require "steel"
+local checks = require "checks"
+local test, equal, raises, same = checks.test, checks.equal, checks.raises, checks.same_sequence
+
+local reference_path = assert(arg[1], "usage: test_steel.lua REFERENCE.lua")
+local reference = dofile(reference_path)
+
+-- One resting box (m = 2) falling at 1 m/s: its contact impulse is exactly 2.
+local function one_contact()
+  return { world_dof_counts = {1}, world_row_counts = {1}, unconstrained_velocity = {-1},
+           block_offset = {0, 0}, block_length = {1, 0}, jacobian = {1}, response = {0.5}, bias = {0},
+           kind = {"contact_normal"} }
+end
+
+local function copy(t)
+  local out = {}
+  for k, v in pairs(t) do out[k] = type(v) == "table" and copy(v) or v end
+  return out
+end
+
+-- The rows of a reference case with every array as a typed steel.buffer.
+local buffer_types = { world_dof_counts = "uint32", world_row_counts = "uint32", block_offset = "uint32",
+                       block_length = "uint32", kind = "int32", normal_row = "int32" }
+local function as_buffers(rows)
+  local out = {}
+  for field, values in pairs(rows) do out[field] = steel.buffer(values, buffer_types[field] or "float64") end
+  return out
+end
+
+-------------------------------------------------------------------------------- module functions
+
+-- The functions this suite covers. A function added to the module without a test here fails.
+test("the module, batch and buffer have exactly the functions this suite tests", function()
+  local function names(t)
+    local list = {}
+    for name in pairs(t) do list[#list + 1] = name end
+    table.sort(list)
+    return table.concat(list, " ")
+  end
+  equal(names(steel), "ABI_VERSION abi_version batch buffer build_features default_options status_string version",
+        "steel")
+  local batch <close> = steel.batch()
+  local batch_meta = getmetatable(batch)
+  equal(names(batch_meta.__index), "close desc handle impulses is_closed options residual_history set_options "
+        .. "solve stats upload_rows velocities", "batch methods")
+  equal(names(batch_meta), "__close __gc __index __name __tostring", "batch metamethods")
+  local buffer_meta = getmetatable(steel.buffer(1))
+  equal(names(buffer_meta.__methods), "fill totable type", "buffer methods")
+  equal(names(buffer_meta), "__index __len __methods __name __newindex __tostring", "buffer metamethods")
+end)
+
+test("version, ABI version and build features come from the library", function()
+  assert(steel.version():match("^%d+%.%d+%.%d+$"), steel.version())
+  equal(math.type(steel.abi_version()), "integer", "abi_version type")
+  equal(steel.abi_version(), steel.ABI_VERSION, "library ABI = header ABI")
+  local features, bits = steel.build_features()
+  equal(features.float32, true, "float32")
+  equal(features.float64, true, "float64")
+  equal(type(features.cuda), "boolean", "cuda is a boolean")
+  equal(bits & 3, 3, "float32 | float64 bits")
+  equal((bits & 4) ~= 0, features.cuda, "cuda bit")
+end)
+
+test("status_string gives Steel's text for every status", function()
+  local expected = { [0] = "ok", [-1] = "invalid argument", [-2] = "invalid handle",
+                     [-3] = "ABI version mismatch", [-4] = "buffer too small", [-5] = "unsupported",
+                     [-6] = "out of memory", [-7] = "struct version mismatch", [-8] = "no data",
+                     [-9] = "internal error", [-100] = "unknown status" }
+  for status, text in pairs(expected) do equal(steel.status_string(status), text, "status " .. status) end
+  raises({ "number expected" }, steel.status_string, "x")
+  raises({ "not a steel_status" }, steel.status_string, 1 << 40)
+end)
+
+test("default_options are steel_solve_options_default by SPEC name", function()
+  local o = steel.default_options()
+  equal(o.iterations, 50, "iterations")
+  equal(o.tolerance, 0.0, "tolerance")
+  equal(o.cfm, 0.0, "cfm")
+  equal(o.path, "auto", "path")
+  equal(o.warm_start, true, "warm_start")
+  equal(o.contact_regularization, 0.0, "contact_regularization")
+  equal(o.nesterov_momentum, false, "nesterov_momentum")
+  equal(o.enable_bilateral_preelimination, false, "enable_bilateral_preelimination")
+  equal(o.record_residual_history, false, "record_residual_history")
+  local count = 0
+  for _ in pairs(o) do count = count + 1 end
+  equal(count, 9, "number of options (solve_mode and friends are not built yet)")
+end)
+
+-------------------------------------------------------------------------------- the C results
+
+-- Solves a reference case through the binding; `rows` and `out` choose tables or buffers.
+local function solve_case(case, rows, use_buffers)
+  local batch <close> = steel.batch(case.desc)
+  batch:upload_rows(rows)
+  local options = steel.default_options()
+  for name, value in pairs(case.options) do options[name] = value end
+  batch:set_options(options)
+  equal(batch:solve(), batch, "solve returns the batch")
+  local result = {}
+  if use_buffers then
+    local impulses, velocities = steel.buffer(#case.impulses), steel.buffer(#case.velocities)
+    local returned, count = batch:impulses(impulses)
+    equal(returned, impulses, "impulses(buffer) returns the buffer")
+    equal(count, #case.impulses, "impulse count")
+    _, count = batch:velocities(velocities)
+    equal(count, #case.velocities, "velocity count")
+    result.impulses, result.velocities = impulses:totable(), velocities:totable()
+  else
+    local count
+    result.impulses, count = batch:impulses()
+    equal(count, #case.impulses, "impulse count")
+    result.velocities, count = batch:velocities()
+    equal(count, #case.velocities, "velocity count")
+  end
+  result.stats = batch:stats()
+  if case.history then
+    result.history = {}
+    for w = 0, case.desc.world_count - 1 do
+      if use_buffers then
+        local buffer = steel.buffer(#case.history[w + 1] + 3) -- room to spare is fine
+        local _, count = batch:residual_history(w, buffer)
+        local values = {}
+        for i = 1, count do values[i] = buffer[i] end
+        result.history[w + 1] = values
+      else
+        result.history[w + 1] = batch:residual_history(w)
+      end
+    end
+  end
+  return result
+end
+
+local function check_case(case, result, how)
+  local where = case.name .. " (" .. how .. ")"
+  same(result.impulses, case.impulses, where .. ": impulses")
+  same(result.velocities, case.velocities, where .. ": velocities")
+  equal(#result.stats, case.desc.world_count, where .. ": stats count")
+  for w, expected in ipairs(case.stats) do
+    local s = result.stats[w]
+    for _, field in ipairs { "path", "sweeps", "flags", "residual", "first_residual", "momentum_restarts" } do
+      equal(s[field], expected[field], string.format("%s: world %d %s", where, w - 1, field))
+    end
+    equal(s.converged, expected.flags & 2 ~= 0, where .. ": converged")
+    equal(s.nonfinite, expected.flags & 1 ~= 0, where .. ": nonfinite")
+  end
+  if case.history then
+    for w = 1, case.desc.world_count do
+      same(result.history[w], case.history[w], string.format("%s: world %d residual history", where, w - 1))
+    end
+  end
+end
+
+for _, case in ipairs(reference) do
+  test("the C results, from tables: " .. case.name, function()
+    check_case(case, solve_case(case, copy(case.rows), false), "tables")
+  end)
+  test("the C results, from buffers: " .. case.name, function()
+    check_case(case, solve_case(case, as_buffers(case.rows), true), "buffers")
+  end)
+end
+
+test("the quickstart's answers are the closed forms", function()
+  local g_dt = 9.81 / 60
+  local case = reference[1]
+  equal(case.name, "quickstart", "first case")
+  local r = solve_case(case, copy(case.rows), false)
+  checks.near(r.impulses[1], 2 * g_dt, 1e-12, "box 0 normal impulse")
+  checks.near(r.impulses[2], 5 * g_dt, 1e-12, "box 1 normal impulse")
+  checks.near(r.impulses[3], -0.5 * 5 * g_dt, 1e-12, "box 1 friction impulse")
+  checks.near(r.velocities[2], 3 - 0.5 * g_dt, 1e-12, "box 1 sliding velocity")
+end)
+
+test("row kinds by name and by number give the same rows", function()
+  local case = reference[5] -- cone_and_bounds: every kind but friction_box
+  local rows = copy(case.rows)
+  local names = { [0] = "bilateral", "bounded", "contact_normal", "friction_box", "friction_cone" }
+  for i, k in ipairs(rows.kind) do rows.kind[i] = names[k] end
+  check_case(case, solve_case(case, rows, false), "kind names")
+  local quick = copy(reference[1].rows)
+  quick.kind = { "contact_normal", "contact_normal", "friction_box" }
+  check_case(reference[1], solve_case(reference[1], quick, false), "kind names")
+end)
+
+test("world_count and value_count may be given or left out", function()
+  local rows = one_contact()
+  rows.world_count, rows.value_count = 1, 1
+  local batch <close> = steel.batch()
+  batch:upload_rows(rows)
+  equal(batch:solve():impulses()[1], 2.0, "impulse")
+end)
+
+-------------------------------------------------------------------------------- the batch object
+
+test("desc gives back the create arguments", function()
+  local batch <close> = steel.batch { world_count = 3, precision = "float32", backend = "cpu", thread_count = 2 }
+  local d = batch:desc()
+  equal(d.world_count, 3, "world_count")
+  equal(d.precision, "float32", "precision")
+  equal(d.backend, "cpu", "backend")
+  equal(d.thread_count, 2, "thread_count")
+  local defaults <close> = steel.batch()
+  d = defaults:desc()
+  equal(d.world_count, 1, "default world_count")
+  equal(d.precision, "float64", "default precision")
+  equal(d.thread_count, 1, "default thread_count")
+  local all_cores <close> = steel.batch { thread_count = 0 }
+  assert(all_cores:desc().thread_count >= 1, "thread_count 0 resolves to the core count")
+end)
+
+test("set_options changes the named options only; options reads them back", function()
+  local batch <close> = steel.batch()
+  batch:set_options { iterations = 7, path = "dense", nesterov_momentum = true }
+  batch:set_options { cfm = 0.25, tolerance = 1e-6, warm_start = false, record_residual_history = 1,
+                      contact_regularization = 0.5, enable_bilateral_preelimination = true }
+  local o = batch:options()
+  equal(o.iterations, 7, "iterations kept")
+  equal(o.path, "dense", "path kept")
+  equal(o.nesterov_momentum, true, "momentum kept")
+  equal(o.cfm, 0.25, "cfm")
+  equal(o.tolerance, 1e-6, "tolerance")
+  equal(o.warm_start, false, "warm_start")
+  equal(o.record_residual_history, true, "record_residual_history from 1")
+  equal(o.contact_regularization, 0.5, "contact_regularization")
+  equal(o.enable_bilateral_preelimination, true, "preelimination")
+  batch:set_options { nesterov_momentum = 0, path = "general" }
+  equal(batch:options().nesterov_momentum, false, "0 turns a flag off")
+  equal(batch:options().path, "general", "path general")
+  batch:set_options(steel.default_options())
+  local d, o2 = steel.default_options(), batch:options()
+  for name, value in pairs(d) do equal(o2[name], value, "reset " .. name) end
+end)
+
+test("options change the solve: iterations, tolerance, warm start", function()
+  local batch <close> = steel.batch()
+  local rows = one_contact()
+  rows.initial_impulse = { 2.0 }
+  batch:upload_rows(rows)
+  batch:set_options { iterations = 5, record_residual_history = true }
+  local s = batch:solve():stats()[1]
+  equal(s.sweeps, 5, "tolerance 0 runs every sweep")
+  equal(s.first_residual, 0.0, "warm started at the answer")
+  equal(#batch:residual_history(0), 5, "history length")
+  batch:set_options { warm_start = false, tolerance = 1e-12 }
+  s = batch:solve():stats()[1]
+  equal(s.first_residual, 1.0, "cold start: the first sweep fixes an error of 1")
+  equal(s.converged, true, "converged")
+  equal(s.sweeps, 2, "stops at the tolerance")
+end)
+
+test("handle, tostring, close, is_closed, and __close", function()
+  local batch = steel.batch()
+  local handle = batch:handle()
+  equal(math.type(handle), "integer", "handle type")
+  assert(handle ~= 0, "a live batch has a nonzero handle")
+  assert(tostring(batch):match("^steel%.batch %(handle 0x%x+%)$"), tostring(batch))
+  equal(batch:is_closed(), false, "open")
+  batch:close()
+  equal(batch:is_closed(), true, "closed")
+  equal(batch:handle(), 0, "closed handle")
+  equal(tostring(batch), "steel.batch (closed)", "closed tostring")
+  batch:close() -- idempotent
+  getmetatable(batch).__gc(batch)
+  getmetatable(batch).__close(batch, nil)
+  local kept
+  do
+    local scoped <close> = steel.batch()
+    kept = scoped
+    equal(kept:is_closed(), false, "open inside the block")
+  end
+  equal(kept:is_closed(), true, "__close at the end of the block")
+  local ok = pcall(function()
+    local scoped <close> = steel.batch()
+    kept = scoped
+    error("half-way")
+  end)
+  equal(ok, false, "the error propagates")
+  equal(kept:is_closed(), true, "__close on error")
+end)
+
+test("a closed batch is an error to use, for every method", function()
+  local batch = steel.batch()
+  batch:close()
+  local calls = {
+    function() batch:desc() end, function() batch:upload_rows(one_contact()) end,
+    function() batch:set_options {} end, function() batch:options() end, function() batch:solve() end,
+    function() batch:impulses() end, function() batch:velocities() end, function() batch:stats() end,
+    function() batch:residual_history(0) end,
+  }
+  for i, call in ipairs(calls) do raises({ "attempt to use a closed steel.batch" }, call) end
+end)
+
+test("methods check their self argument", function()
+  local batch <close> = steel.batch()
+  raises({ "steel.batch expected" }, batch.solve, {})
+  raises({ "steel.batch expected" }, batch.solve, steel.buffer(1))
+end)
+
+-------------------------------------------------------------------------------- buffers
+
+test("buffers: construction, indexing, length, fill, totable, type", function()
+  local b = steel.buffer(3)
+  equal(#b, 3, "length")
+  equal(b:type(), "float64", "default type")
+  equal(b[1], 0.0, "zero-filled")
+  b[2] = 2.5
+  equal(b[2], 2.5, "store")
+  equal(b[0], nil, "below the start")
+  equal(b[4], nil, "past the end")
+  equal(b.nothing, nil, "unknown method")
+  local seen = 0
+  for i, v in ipairs(b) do seen = seen + 1; equal(v, b[i], "ipairs value") end
+  equal(seen, 3, "ipairs visits every element")
+  equal(b:fill(1.5), b, "fill returns the buffer")
+  same(b:totable(), { 1.5, 1.5, 1.5 }, "filled")
+  local i32 = steel.buffer({ -1, 2, 3 }, "int32")
+  equal(i32:type(), "int32", "int32 type")
+  equal(math.type(i32[1]), "integer", "int32 elements are integers")
+  same(i32:totable(), { -1, 2, 3 }, "int32 values")
+  local u32 = steel.buffer({ 0, 4294967295 }, "uint32")
+  equal(u32[2], 4294967295, "uint32 max")
+  u32[1] = 7.0
+  equal(u32[1], 7, "a whole float stores in an integer buffer")
+  assert(tostring(u32):match("^steel%.buffer%(2, uint32%)"), tostring(u32))
+  equal(#steel.buffer(0), 0, "empty buffer")
+  equal(#steel.buffer({}), 0, "empty table")
+end)
+
+test("buffers: every misuse is an error that says what", function()
+  local b = steel.buffer(2)
+  raises({ "index 3 is outside [1, 2]" }, function() b[3] = 1 end)
+  raises({ "index 'x' is outside" }, function() b.x = 1 end)
+  raises({ "element 1 must be a number, got string" }, function() b[1] = "a" end)
+  raises({ "invalid option 'float16'" }, steel.buffer, 2, "float16")
+  raises({ "the element count must be >= 0" }, steel.buffer, -1)
+  raises({ "element 2 must be a number" }, steel.buffer, { 1, {} })
+  raises({ "element 1 = -1 is out of the uint32 range" }, steel.buffer, { -1 }, "uint32")
+  raises({ "element 1 = 2147483648 is out of the int32 range" }, steel.buffer, { 2147483648 }, "int32")
+  raises({ "element 1 must be an integer for a int32 buffer, got 1.5" }, steel.buffer, { 1.5 }, "int32")
+  raises({ "the fill value must be a number" }, b.fill, b, "x")
+end)
+
+-------------------------------------------------------------------------------- Steel's errors
+
+-- Each failed Steel status is a Lua error: Steel's message, then the status in brackets.
+test("create: Steel's messages for a bad desc", function()
+  raises({ "steel_batch_create: world_count is 0", "[invalid argument]" }, steel.batch, { world_count = 0 })
+  raises({ "steel_batch_create: thread_count = 300 is above the limit", "[invalid argument]" }, steel.batch,
+         { thread_count = 300 })
+  if not steel.build_features().cuda then
+    raises({ "steel_batch_create: this build of Steel has no CUDA backend", "[unsupported]" }, steel.batch,
+           { backend = "cuda" })
+  end
+end)
+
+test("create: the binding's own checks name the field", function()
+  raises({ "steel.batch: precision = 'float16' is not one of 'float32', 'float64'" }, steel.batch,
+         { precision = "float16" })
+  raises({ "steel.batch: backend = 1 is not one of 'cpu', 'cuda'" }, steel.batch, { backend = 1 })
+  raises({ "steel.batch: world_count must be an integer in [0, 4294967295], got -1" }, steel.batch,
+         { world_count = -1 })
+  raises({ "steel.batch: thread_count must be an integer", "got 1.5" }, steel.batch, { thread_count = 1.5 })
+  raises({ "steel.batch: unknown field 'worlds'" }, steel.batch, { worlds = 2 })
+  raises({ "table expected, got number" }, steel.batch, 2)
+end)
+
+test("upload: Steel's messages name world, row and field", function()
+  local batch <close> = steel.batch { world_count = 1 }
+  local rows = one_contact()
+  rows.block_offset = { 1, 0 }
+  raises({ "steel_batch_upload_rows: world 0, row 0 (batch row 0): block 0 covers DOFs [1, 2) but the world has 1",
+           "[invalid argument]" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.response = { -0.5 }
+  raises({ "J.Y + cfm = -0.5 must be positive and finite" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.unconstrained_velocity = { 0 / 0 }
+  raises({ "steel_batch_upload_rows:", "is NaN" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.kind = { 9 }
+  raises({ "kind = 9 is not a STEEL_ROW_* value" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.kind = { "friction_box" }
+  rows.normal_row, rows.friction = { 0 }, { 0.5 }
+  raises({ "normal_row = 0 is a row of kind 3, not STEEL_ROW_CONTACT_NORMAL" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.kind = { "bounded" }
+  rows.lower, rows.upper = { 1 }, { -1 }
+  raises({ "lower = 1 > upper = -1" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.kind = { "bounded" }
+  raises({ "lower is NULL" }, batch.upload_rows, batch, rows) -- absent arrays reach Steel as NULL
+  rows = one_contact()
+  rows.bias = nil
+  raises({ "bias is NULL" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.value_count = 2
+  rows.jacobian, rows.response = { 1, 0 }, { 0.5, 0 }
+  raises({ "value_count = 2 but the rows' blocks hold 1 values" }, batch.upload_rows, batch, rows)
+  rows = one_contact()
+  rows.world_dof_counts, rows.world_row_counts = { 1, 0 }, { 1, 0 }
+  raises({ "world_count is 2 but the batch has 1 worlds" }, batch.upload_rows, batch, rows)
+end)
+
+test("upload: lengths are checked before Steel reads anything", function()
+  local batch <close> = steel.batch()
+  local cases = {
+    { "bias", { 0, 0 }, "steel: rows.bias has 2 values but needs 1 (total_rows, the sum of world_row_counts)" },
+    { "block_offset", { 0 }, "steel: rows.block_offset has 1 values but needs 2 (2 * total_rows)" },
+    { "unconstrained_velocity", {}, "rows.unconstrained_velocity has 0 values but needs 1 (total_dofs" },
+    { "response", { 0.5, 1 }, "steel: rows.response has 2 values but needs 1 (value_count)" },
+    { "world_row_counts", { 1, 1 }, "steel: rows.world_row_counts has 2 values but needs 1 (world_count)" },
+    { "initial_impulse", { 1, 2, 3 }, "rows.initial_impulse has 3 values but needs 1" },
+    { "friction", steel.buffer(4), "rows.friction has 4 values but needs 1" },
+  }
+  for _, c in ipairs(cases) do
+    local rows = one_contact()
+    rows[c[1]] = c[2]
+    raises({ c[3] }, batch.upload_rows, batch, rows)
+  end
+end)
+
+test("upload: the binding's own checks name the field and entry", function()
+  local batch <close> = steel.batch()
+  local function with(field, value)
+    local rows = one_contact()
+    rows[field] = value
+    return rows
+  end
+  raises({ "steel: rows.kind[1] = 'contact' is not one of 'bilateral', 'bounded', 'contact_normal', "
+           .. "'friction_box', 'friction_cone'" }, batch.upload_rows, batch, with("kind", { "contact" }))
+  raises({ "steel: rows.kind[1] must be an integer or a name, got true" }, batch.upload_rows, batch,
+         with("kind", { true }))
+  raises({ "steel: rows.block_offset[1] = -1 is out of the uint32 range" }, batch.upload_rows, batch,
+         with("block_offset", { -1, 0 }))
+  raises({ "steel: rows.block_length[2] must be an integer, got 0.5" }, batch.upload_rows, batch,
+         with("block_length", { 1, 0.5 }))
+  raises({ "steel: rows.normal_row[1] = 4294967296 is out of the int32 range" }, batch.upload_rows, batch,
+         with("normal_row", { 1 << 32 }))
+  raises({ "steel: rows.jacobian[1] must be a number, got string" }, batch.upload_rows, batch,
+         with("jacobian", { "1" }))
+  raises({ "steel: rows.bias must be a table or a steel.buffer, got number" }, batch.upload_rows, batch,
+         with("bias", 0))
+  raises({ "steel: rows.kind is a float64 buffer; it must be a int32 buffer or a table" }, batch.upload_rows,
+         batch, with("kind", steel.buffer { 2 }))
+  raises({ "steel: rows.world_dof_counts is a int32 buffer; it must be a uint32 buffer" }, batch.upload_rows,
+         batch, with("world_dof_counts", steel.buffer({ 1 }, "int32")))
+  raises({ "steel: unknown rows field 'jacobians' (not a field of steel_rows_desc)" }, batch.upload_rows, batch,
+         with("jacobians", { 1 }))
+  raises({ "steel: rows.world_count must be an integer" }, batch.upload_rows, batch, with("world_count", "1"))
+  raises({ "steel: rows.value_count must be an integer >= 0, got -1" }, batch.upload_rows, batch,
+         with("value_count", -1))
+  raises({ "table expected, got no value" }, batch.upload_rows, batch)
+end)
+
+test("a failed upload changes nothing: the last results stay readable", function()
+  local batch <close> = steel.batch()
+  batch:upload_rows(one_contact())
+  batch:solve()
+  local bad = one_contact()
+  bad.response = { -1 }
+  raises({ "must be positive and finite" }, batch.upload_rows, batch, bad)
+  equal(batch:impulses()[1], 2.0, "results of the last solve")
+  bad.kind = { "nope" }
+  raises({ "is not one of" }, batch.upload_rows, batch, bad)
+  equal(batch:impulses()[1], 2.0, "still there")
+end)
+
+test("set_options: Steel's messages", function()
+  local batch <close> = steel.batch()
+  raises({ "steel_batch_set_options: iterations = 0; at least one sweep is needed", "[invalid argument]" },
+         batch.set_options, batch, { iterations = 0 })
+  raises({ "steel_batch_set_options: cfm = -1 must be finite and >= 0" }, batch.set_options, batch, { cfm = -1 })
+  raises({ "steel_batch_set_options: tolerance = inf must be finite and >= 0" }, batch.set_options, batch,
+         { tolerance = math.huge })
+  raises({ "steel_batch_set_options: contact_regularization = -0.5 must be finite and >= 0" }, batch.set_options,
+         batch, { contact_regularization = -0.5 })
+  equal(batch:options().iterations, 50, "a refused set changes nothing")
+end)
+
+test("set_options: unknown, not yet built, and badly typed options name the option", function()
+  local batch <close> = steel.batch()
+  raises({ "steel: unknown option 'iteration'" }, batch.set_options, batch, { iteration = 3 })
+  raises({ "steel: option names are strings, got 1" }, batch.set_options, batch, { 5 })
+  raises({ "steel: option 'solve_mode' (SPEC.md: 'serial', 'colored') is not supported yet" }, batch.set_options,
+         batch, { solve_mode = "colored" })
+  raises({ "steel: option 'articulated_contact_response'", "is not supported yet" }, batch.set_options, batch,
+         { articulated_contact_response = "propagation" })
+  raises({ "steel: option 'drive_mode'", "is not supported yet" }, batch.set_options, batch, { drive_mode = "rows" })
+  raises({ "steel: option 'path' = 'fast' is not one of 'auto', 'general', 'dense'" }, batch.set_options, batch,
+         { path = "fast" })
+  raises({ "steel: option 'path' = 2 is not one of" }, batch.set_options, batch, { path = 2 })
+  raises({ "steel: option 'nesterov_momentum' must be a boolean (or 0/1), got 2" }, batch.set_options, batch,
+         { nesterov_momentum = 2 })
+  raises({ "steel: option 'warm_start' must be a boolean (or 0/1), got 'yes'" }, batch.set_options, batch,
+         { warm_start = "yes" })
+  raises({ "steel: option 'iterations' must be an integer in [0, 4294967295], got 2.5" }, batch.set_options, batch,
+         { iterations = 2.5 })
+  raises({ "steel: option 'iterations' must be an integer in [0, 4294967295], got -3" }, batch.set_options, batch,
+         { iterations = -3 })
+  raises({ "steel: option 'cfm' must be a number, got 'big'" }, batch.set_options, batch, { cfm = "big" })
+  raises({ "table expected, got no value" }, batch.set_options, batch)
+  equal(batch:options().path, "auto", "a refused set changes nothing")
+end)
+
+test("solve and read: Steel's no-data and buffer-size messages", function()
+  local batch <close> = steel.batch { world_count = 1 }
+  raises({ "steel_batch_solve: no rows have been uploaded", "[no data]" }, batch.solve, batch)
+  batch:upload_rows(one_contact())
+  raises({ "steel_batch_read_impulses: the batch has not been solved since its last upload", "[no data]" },
+         batch.impulses, batch)
+  raises({ "steel_batch_read_velocities: the batch has not been solved" }, batch.velocities, batch)
+  raises({ "steel_batch_read_world_stats: the batch has not been solved" }, batch.stats, batch)
+  raises({ "steel_batch_read_residual_history: the batch has not been solved" }, batch.residual_history, batch, 0)
+  batch:solve()
+  raises({ "steel_batch_read_residual_history: the last solve ran with record_residual_history = 0", "[no data]" },
+         batch.residual_history, batch, 0)
+  raises({ "steel_batch_read_residual_history: world 1 is out of range; the batch has 1 worlds",
+           "[invalid argument]" }, batch.residual_history, batch, 1)
+  raises({ "a world number (0-based)" }, batch.residual_history, batch, -1)
+  raises({ "steel_batch_read_impulses: capacity 0 is smaller than the 1 values to write", "[buffer too small]" },
+         batch.impulses, batch, steel.buffer(0))
+  raises({ "steel_batch_read_velocities: capacity 0 is smaller than the 1 values" }, batch.velocities, batch,
+         steel.buffer(0))
+  batch:set_options { record_residual_history = true, iterations = 4 }
+  batch:solve()
+  raises({ "steel_batch_read_residual_history: capacity 3 is smaller than the 4 sweeps of world 0",
+           "[buffer too small]" }, batch.residual_history, batch, 0, steel.buffer(3))
+  raises({ "float64 steel.buffer or nil expected" }, batch.impulses, batch, steel.buffer(1, "int32"))
+  raises({ "float64 steel.buffer or nil expected" }, batch.impulses, batch, {})
+end)
+
+test("non-finite worlds are data, not errors", function()
+  local batch <close> = steel.batch { world_count = 2, precision = "float32" }
+  batch:upload_rows { world_dof_counts = { 1, 1 }, world_row_counts = { 1, 1 },
+                      unconstrained_velocity = { -1e30, -1 }, block_offset = { 0, 0, 0, 0 },
+                      block_length = { 1, 0, 1, 0 }, jacobian = { 1e19, 1 }, response = { 1e-19, 0.5 },
+                      bias = { 0, 0 }, kind = { "bilateral", "contact_normal" } }
+  local stats = batch:solve():stats()
+  equal(stats[1].nonfinite, true, "world 0 flagged")
+  equal(stats[1].converged, false, "never converged")
+  equal(stats[2].nonfinite, false, "world 1 untouched")
+  local impulses = batch:impulses()
+  equal(impulses[1], 0.0, "reset to zero")
+  equal(impulses[2], 2.0, "world 1 solved")
+end)
+
+checks.finish()
