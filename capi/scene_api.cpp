@@ -151,11 +151,41 @@ steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, ui
         [](const scene::SceneRecord& r) { return 6 * uint64_t(r.world_body_offset.back()); },
         [](const scene::SceneRecord& r, const std::vector<double>&, const std::vector<double>& velocity, double* o) {
             for_each_articulation(r, velocity, [&](size_t w, const scene::ArticulationRecord& art, const std::vector<double>& qd) {
-                const std::vector<scene::Spatial> v = scene::body_velocities(art.model, art.kinematics, qd);
+                std::vector<scene::Spatial> v = scene::body_velocities(art.model, art.kinematics, qd);
+                if (art.standalone && art.flags == STEEL_BODY_KINEMATIC) v[0] = art.kinematic_velocity;
                 for (size_t b = 0; b < v.size(); ++b) {
                     const scene::Vec3 com = scene::point_velocity(v[b], art.kinematics.body_inertia[b].com);
                     double* slot = o + 6 * (r.world_body_offset[w] + art.first_body + b);
                     const double values[6] = {com.x, com.y, com.z, v[b].angular.x, v[b].angular.y, v[b].angular.z};
+                    std::memcpy(slot, values, sizeof(values));
+                }
+            });
+        });
+}
+
+steel_status steel_batch_read_body_poses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_body_poses", out, capacity, out_count,
+        [](const scene::SceneRecord& r) { return 7 * uint64_t(r.world_body_offset.back()); },
+        [](const scene::SceneRecord& r, const std::vector<double>&, const std::vector<double>& velocity, double* o) {
+            for_each_articulation(r, velocity, [&](size_t w, const scene::ArticulationRecord& art, const std::vector<double>& qd) {
+                std::vector<scene::Pose> poses;
+                if (art.standalone && art.flags == STEEL_BODY_KINEMATIC) {
+                    // Moves at its prescribed velocity: the origin at v_O + w x p, turning at w.
+                    const scene::Pose now = art.kinematics.body_pose[0];
+                    const scene::Spatial& v = art.kinematic_velocity;
+                    poses.push_back({now.position + r.dt * scene::point_velocity(v, now.position),
+                                     scene::integrate_world(now.orientation, v.angular, r.dt)});
+                } else {
+                    std::vector<double> q = art.q;
+                    scene::integrate_positions(art.model, art.kinematics, q, qd, r.dt);
+                    poses = scene::forward_kinematics(art.model, q).body_pose;
+                }
+                for (size_t b = 0; b < poses.size(); ++b) {
+                    double* slot = o + 7 * (r.world_body_offset[w] + art.first_body + b);
+                    const scene::Pose& p = poses[b];
+                    const double values[7] = {p.position.x,    p.position.y,    p.position.z,   p.orientation.w,
+                                              p.orientation.x, p.orientation.y, p.orientation.z};
                     std::memcpy(slot, values, sizeof(values));
                 }
             });
@@ -170,6 +200,7 @@ steel_status steel_batch_read_integrated_positions(steel_batch batch, double* ou
         [](const scene::SceneRecord& r, const std::vector<double>&, const std::vector<double>& velocity, double* o) {
             std::copy(r.joint_position.begin(), r.joint_position.end(), o);
             for_each_articulation(r, velocity, [&](size_t w, const scene::ArticulationRecord& art, const std::vector<double>& qd) {
+                if (art.standalone) return; // no scene position coordinates: see steel_batch_read_body_poses
                 const size_t first = r.world_position_offset[w] + art.first_position;
                 std::vector<double> q(o + first, o + first + art.model.position_count());
                 scene::integrate_positions(art.model, art.kinematics, q, qd, r.dt);

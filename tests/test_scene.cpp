@@ -547,3 +547,117 @@ TEST_CASE("the example scenes build and solve") {
         body0 += builder.body_counts[w];
     }
 }
+
+namespace {
+
+// Contacts of a box under `pose` with the ground, on body 0.
+void ground_contacts(SceneBuilder& builder, const scenes::Frame& pose, const scenes::Vec3& half) {
+    scenes::box_plane_contacts(builder, 0, pose, half, -1, 0.0, 0.4, 0.2);
+}
+
+test::SceneStep solve_with_bodies(SceneBuilder& builder, const std::vector<double>& pose,
+                                  const std::vector<double>& velocity, const std::vector<int32_t>& flags,
+                                  std::vector<double>* poses_after = nullptr) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = 300;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    steel_scene_desc scene = builder.desc();
+    scene.body_pose = pose.empty() ? nullptr : pose.data();
+    scene.body_velocity = velocity.empty() ? nullptr : velocity.data();
+    scene.body_flags = flags.empty() ? nullptr : flags.data();
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    test::SceneStep step;
+    step.contacts = test::read_doubles(batch, steel_batch_read_contact_impulses);
+    step.bodies = test::read_doubles(batch, steel_batch_read_body_velocities);
+    if (poses_after) *poses_after = test::read_doubles(batch, steel_batch_read_body_poses);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return step;
+}
+
+} // namespace
+
+TEST_CASE("a free body given as a standalone body and as a one-free-joint articulation gives identical results") {
+    // A tilted, spinning box with its com off the body origin, touching the ground.
+    const scenes::Vec3 half{0.3, 0.2, 0.1};
+    const scenes::Quat tilt{0.98, 0.1, -0.15, 0.05};
+    const double norm = std::sqrt(0.98 * 0.98 + 0.01 + 0.0225 + 0.0025);
+    const scenes::Quat q{tilt[0] / norm, tilt[1] / norm, tilt[2] / norm, tilt[3] / norm};
+    const scenes::Vec3 position{0.1, -0.2, 0.1};
+    const scenes::Vec3 com{0.02, -0.01, 0.03}, v_com{0.5, -0.2, -0.8}, w{0.3, 1.1, -0.4};
+
+    SceneBuilder as_joint;
+    as_joint.begin_world();
+    BodySpec body = scenes::free_box(2.0, half, position);
+    body.com = com;
+    body.q = {position[0], position[1], position[2], q[0], q[1], q[2], q[3]};
+    // The FREE joint's velocity is that of the body origin: v_com - w x (R com).
+    const scenes::Vec3 arm = scenes::rotate(q, com);
+    const scenes::Vec3 w_x_arm{w[1] * arm[2] - w[2] * arm[1], w[2] * arm[0] - w[0] * arm[2], w[0] * arm[1] - w[1] * arm[0]};
+    body.qd = {v_com[0] - w_x_arm[0], v_com[1] - w_x_arm[1], v_com[2] - w_x_arm[2], w[0], w[1], w[2]};
+    as_joint.add_body(body);
+    ground_contacts(as_joint, {position, q}, half);
+    REQUIRE(as_joint.contact_counts[0] >= 1);
+
+    SceneBuilder standalone = as_joint;
+    standalone.joint_type[0] = STEEL_JOINT_NONE;
+    standalone.position.clear();
+    const std::vector<double> pose = {position[0], position[1], position[2], q[0], q[1], q[2], q[3]};
+    const std::vector<double> velocity = {v_com[0], v_com[1], v_com[2], w[0], w[1], w[2]};
+
+    std::vector<double> poses_joint, poses_body;
+    const test::SceneStep a = solve_with_bodies(as_joint, {}, {}, {}, &poses_joint);
+    const test::SceneStep b = solve_with_bodies(standalone, pose, velocity, {STEEL_BODY_DYNAMIC}, &poses_body);
+    CHECK(test::max_abs(a.contacts) > 0.01);
+    CHECK(test::max_abs_diff(a.contacts, b.contacts) < 1e-12);
+    CHECK(test::max_abs_diff(a.bodies, b.bodies) < 1e-12);
+    CHECK(test::max_abs_diff(poses_joint, poses_body) < 1e-12);
+}
+
+TEST_CASE("a box resting on a static standalone body carries m g dt") {
+    SceneBuilder builder;
+    builder.begin_world();
+    builder.add_body(scenes::free_box(2.5, {0.5, 0.5, 0.5}, {0, 0, 1.5}));
+    BodySpec table = scenes::free_box(1.0, {1, 1, 0.5}, {0, 0, 0.5});
+    table.joint = STEEL_JOINT_NONE;
+    table.q = {};
+    table.qd = {};
+    builder.add_body(table);
+    scenes::box_plane_contacts(builder, 0, {{0, 0, 1.5}, {1, 0, 0, 0}}, {0.5, 0.5, 0.5}, 1, 1.0, 0.6);
+    const std::vector<double> pose = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0.5, 1, 0, 0, 0};
+    const std::vector<double> velocity(12, 0.0);
+    std::vector<double> after;
+    const test::SceneStep step = solve_with_bodies(builder, pose, velocity, {STEEL_BODY_DYNAMIC, STEEL_BODY_STATIC}, &after);
+    CHECK(sum_normal(step, 0, 4) == doctest::Approx(2.5 * kG * kDt).epsilon(1e-9));
+    CHECK(after[7 + 2] == 0.5); // the static table stays put
+}
+
+TEST_CASE("a kinematic platform drags a box by friction: it gains mu g dt per step") {
+    const double mu = 0.3, speed = 2.0;
+    SceneBuilder builder;
+    builder.begin_world();
+    BodySpec platform = scenes::free_box(1.0, {2, 2, 0.1}, {0, 0, -0.1});
+    platform.joint = STEEL_JOINT_NONE;
+    platform.q = {};
+    platform.qd = {};
+    builder.add_body(platform);
+    builder.add_body(scenes::free_box(1.0, {0.2, 0.2, 0.2}, {0, 0, 0.2}));
+    // Body 1 is the box: move its contacts to (box, platform).
+    SceneBuilder with_contacts = builder;
+    scenes::box_plane_contacts(with_contacts, 1, {{0, 0, 0.2}, {1, 0, 0, 0}}, {0.2, 0.2, 0.2}, 0, 0.0, mu);
+    std::vector<double> pose = {0, 0, -0.1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+    std::vector<double> velocity = {speed, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    // The box here is a FREE joint: pose and velocity entries for it are not read.
+    std::vector<double> after;
+    const test::SceneStep step = solve_with_bodies(with_contacts, pose, velocity,
+                                                   {STEEL_BODY_KINEMATIC, STEEL_BODY_DYNAMIC}, &after);
+    CHECK(sum_normal(step, 0, 4) == doctest::Approx(kG * kDt).epsilon(1e-9));
+    CHECK(step.bodies[6 * 1 + 0] == doctest::Approx(mu * kG * kDt).epsilon(1e-9)); // box dragged along +x
+    CHECK(step.bodies[0] == speed);                                                 // the platform's own velocity
+    CHECK(after[0] == doctest::Approx(speed * kDt));                                // and it moved
+}

@@ -298,12 +298,23 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
  *     parent joint frame;
  *   FREE 6 DOF (velocity of the child joint-frame origin, then angular velocity), q = position
  *     (3) and quaternion (4) of the child joint frame in the parent joint frame.
- * A free body is a body whose joint is FREE with parent -1. */
+ * A free body can be given two ways with identical results: as a FREE joint to the world, or
+ * as a standalone body (joint type NONE) whose state is body_pose and body_velocity. */
 #define STEEL_JOINT_FIXED 0
 #define STEEL_JOINT_REVOLUTE 1
 #define STEEL_JOINT_PRISMATIC 2
 #define STEEL_JOINT_BALL 3
 #define STEEL_JOINT_FREE 4
+/* A standalone body, not part of any articulation (joint_parent -1, no joint_position
+ * coordinates): its pose is body_pose, its velocity body_velocity, and body_flags says how it
+ * moves: DYNAMIC (6 DOFs, exactly like a FREE joint to the world), STATIC (0 DOFs, never moves)
+ * or KINEMATIC (0 DOFs, moves at body_velocity whatever touches it: contacts and connects on it
+ * see that motion). */
+#define STEEL_JOINT_NONE 5
+
+#define STEEL_BODY_DYNAMIC 0
+#define STEEL_BODY_STATIC 1
+#define STEEL_BODY_KINEMATIC 2
 
 #define STEEL_FRICTION_MODEL_BOX 0  /* two FRICTION_BOX rows per contact */
 #define STEEL_FRICTION_MODEL_CONE 1 /* one FRICTION_CONE pair per contact */
@@ -377,6 +388,10 @@ typedef struct steel_scene_desc {
     const double* joint_velocity_limit; /* [total DOFs] > 0, +inf = none; NULL = none */
     const double* external_force;     /* [6B] world force then torque, applied at the com;
                                          NULL = none */
+    /* standalone bodies (joint type NONE); each may be NULL when no body needs it */
+    const double* body_pose;          /* [7B] world position of the body frame, then quaternion */
+    const double* body_velocity;      /* [6B] world velocity of the com, then angular velocity */
+    const int32_t* body_flags;        /* [B] STEEL_BODY_*; NULL = all DYNAMIC */
     /* contacts */
     const int32_t* contact_body_a;    /* [C] */
     const int32_t* contact_body_b;    /* [C] -1 = static world */
@@ -430,6 +445,12 @@ STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double
 /* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity. */
 STEEL_API steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity,
                                                        uint64_t* out_count);
+
+/* Per body: 7 doubles, its world pose after the step (position of the body frame, then its
+ * quaternion): the integrated positions pushed through forward kinematics. For a standalone
+ * body this is the next step's body_pose (a kinematic body moves at body_velocity). */
+STEEL_API steel_status steel_batch_read_body_poses(steel_batch batch, double* out, uint64_t capacity,
+                                                  uint64_t* out_count);
 
 /* Per position coordinate: q advanced by the new velocities over dt (quaternions on the unit
  * sphere), ready to be the next step's joint_position. */

@@ -13,11 +13,18 @@
 namespace steel::scene {
 
 struct ArticulationRecord {
-    uint32_t first_body;  // world-local
-    uint32_t first_dof;   // world-local
-    uint32_t first_position;
+    uint32_t first_body;     // world-local
+    uint32_t first_dof;      // world-local
+    uint32_t first_position; // world-local, into the scene's joint_position
     ArticulationModel model;
     Kinematics kinematics;
+    std::vector<double> q;   // the model's position coordinates at the step
+    // A standalone body (joint type NONE): it has no scene position coordinates (a dynamic one
+    // is modelled as a FREE joint whose parent frame is its pose, q the identity), and a
+    // kinematic one moves at `kinematic_velocity` (world Plucker) whatever touches it.
+    bool standalone = false;
+    int32_t flags = STEEL_BODY_DYNAMIC;
+    Spatial kinematic_velocity;
 };
 
 struct ContactRecord {

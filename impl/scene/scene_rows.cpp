@@ -271,24 +271,35 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
     // Joint types first: they fix the DOF and position counts.
     record.world_dof_offset.assign(worlds + 1, 0);
     record.world_position_offset.assign(worlds + 1, 0);
+    uint64_t joint_dofs = 0; // DOFs of joints, as opposed to standalone bodies
     for (uint32_t w = 0; w < worlds; ++w) {
         uint32_t dofs = 0, positions = 0;
         for (uint64_t b = record.world_body_offset[w]; b < record.world_body_offset[w + 1]; ++b) {
             const int32_t type = d.joint_type[b];
-            if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_FREE)
-                bad(format("world %u, body %" PRIu64 ": joint_type = %d is not a STEEL_JOINT_* value", w,
-                           b - record.world_body_offset[w], type));
-            dofs += joint_dof_count(JointType(type));
-            positions += joint_position_count(JointType(type));
+            const uint64_t local = b - record.world_body_offset[w];
+            if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_NONE)
+                bad(format("world %u, body %" PRIu64 ": joint_type = %d is not a STEEL_JOINT_* value", w, local, type));
+            const int32_t flags = d.body_flags ? d.body_flags[b] : STEEL_BODY_DYNAMIC;
+            if (flags < STEEL_BODY_DYNAMIC || flags > STEEL_BODY_KINEMATIC)
+                bad(format("world %u, body %" PRIu64 ": body_flags = %d is not a STEEL_BODY_* value", w, local, flags));
+            if (flags != STEEL_BODY_DYNAMIC && type != STEEL_JOINT_NONE)
+                bad(format("world %u, body %" PRIu64 ": body_flags = %d needs joint_type STEEL_JOINT_NONE (a "
+                           "standalone body); a body in an articulation moves with its joint",
+                           w, local, flags));
+            if (type == STEEL_JOINT_NONE) {
+                dofs += flags == STEEL_BODY_DYNAMIC ? 6 : 0; // the DOFs of an equivalent FREE joint
+            } else {
+                dofs += joint_dof_count(JointType(type));
+                joint_dofs += joint_dof_count(JointType(type));
+                positions += joint_position_count(JointType(type));
+            }
         }
         record.world_dof_offset[w + 1] = record.world_dof_offset[w] + dofs;
         record.world_position_offset[w + 1] = record.world_position_offset[w] + positions;
     }
-    const uint64_t total_dofs = record.world_dof_offset[worlds];
-    if (bodies > 0) {
-        require(d.joint_position, "joint_position", "there are bodies");
-        if (total_dofs > 0) require(d.joint_velocity, "joint_velocity", "there are DOFs");
-    }
+    if (record.world_position_offset[worlds] > 0)
+        require(d.joint_position, "joint_position", "there are joints with position coordinates");
+    if (joint_dofs > 0) require(d.joint_velocity, "joint_velocity", "there are joints with DOFs");
     const bool drives = d.drive_stiffness || d.drive_damping;
     if (drives) {
         for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.drive_stiffness, "drive_stiffness"},
@@ -297,7 +308,8 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                                             {d.drive_target_velocity, "drive_target_velocity"}})
             require(pointer, name, "drives are given");
     }
-    record.joint_position.assign(d.joint_position, d.joint_position + record.world_position_offset[worlds]);
+    if (d.joint_position)
+        record.joint_position.assign(d.joint_position, d.joint_position + record.world_position_offset[worlds]);
 
     BuiltRows out;
     for (uint32_t w = 0; w < worlds; ++w) {
@@ -312,6 +324,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         std::vector<Built> articulations;
         std::vector<int32_t> body_articulation(body_count);
         uint32_t dof = 0, position = 0;
+        // The step's velocity of every DOF: joint_velocity, or body_velocity for a standalone body.
+        std::vector<double> world_qd(record.world_dof_offset[w + 1] - dof0, 0.0);
+        std::vector<double> standalone_velocity;
         for (uint32_t b = 0; b < body_count; ++b) {
             const uint64_t g = body0 + b;
             const auto place = [&] { return format("world %u, body %u", w, b); };
@@ -327,7 +342,15 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each articulation's "
                            "bodies together, root first",
                            place().c_str(), parent));
+            } else if (articulations.back().record.standalone) {
+                bad(format("%s: joint_parent = %d is a standalone body (STEEL_JOINT_NONE); joints cannot hang "
+                           "from it",
+                           place().c_str(), parent));
             }
+            const bool standalone = d.joint_type[g] == STEEL_JOINT_NONE;
+            if (standalone && parent != -1)
+                bad(format("%s: a standalone body (STEEL_JOINT_NONE) needs joint_parent = -1, not %d", place().c_str(),
+                           parent));
             body_articulation[b] = int32_t(articulations.size() - 1);
             ArticulationRecord& art = articulations.back().record;
             BodyModel body;
@@ -344,8 +367,39 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             if (!cholesky(check, 3)) bad(format("%s: body_inertia is not positive definite", place().c_str()));
             std::copy(entries, entries + 9, body.inertia.m);
             JointModel joint;
-            joint.type = JointType(d.joint_type[g]);
+            joint.type = standalone ? JointType::fixed : JointType(d.joint_type[g]);
             joint.parent = parent < 0 ? -1 : parent - int32_t(art.first_body);
+            if (standalone) {
+                require(d.body_pose, "body_pose", "there are standalone bodies");
+                art.standalone = true;
+                art.flags = d.body_flags ? d.body_flags[g] : STEEL_BODY_DYNAMIC;
+                const Pose body_pose = pose(d.body_pose + 7 * g, place, "body_pose");
+                Vec3 com_velocity, angular;
+                if (art.flags != STEEL_BODY_STATIC) {
+                    require(d.body_velocity, "body_velocity", "there are dynamic or kinematic standalone bodies");
+                    for (int k = 0; k < 6; ++k) finite(d.body_velocity[6 * g + k], place, "body_velocity");
+                    com_velocity = vec3(d.body_velocity + 6 * g);
+                    angular = vec3(d.body_velocity + 6 * g + 3);
+                }
+                // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w x origin.
+                const Vec3 arm = rotation(body_pose.orientation) * body.com;
+                const Vec3 origin_velocity = com_velocity - cross(angular, arm);
+                joint.parent_frame = body_pose;
+                if (art.flags == STEEL_BODY_DYNAMIC) {
+                    joint.type = JointType::free;
+                    art.q = {0, 0, 0, 1, 0, 0, 0};
+                    standalone_velocity.assign({origin_velocity.x, origin_velocity.y, origin_velocity.z, angular.x,
+                                                angular.y, angular.z});
+                } else if (art.flags == STEEL_BODY_KINEMATIC) {
+                    art.kinematic_velocity = {angular, origin_velocity - cross(angular, body_pose.position)};
+                }
+                art.model.bodies.push_back(body);
+                art.model.joints.push_back(joint);
+                if (art.flags == STEEL_BODY_DYNAMIC)
+                    for (uint32_t k = 0; k < 6; ++k) world_qd[dof + k] = standalone_velocity[k];
+                dof += art.flags == STEEL_BODY_DYNAMIC ? 6 : 0;
+                continue;
+            }
             if (joint.type == JointType::revolute || joint.type == JointType::prismatic) {
                 require(d.joint_axis, "joint_axis", "there are revolute or prismatic joints");
                 for (int k = 0; k < 3; ++k) finite(d.joint_axis[3 * g + k], place, "joint_axis");
@@ -362,8 +416,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 const Quat r = quat(q, place, "joint_position's quaternion");
                 q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
             }
+            art.q.insert(art.q.end(), record.joint_position.begin() + long(position0 + position),
+                         record.joint_position.begin() + long(position0 + position + positions));
             for (uint32_t k = 0; k < dofs; ++k) {
                 const uint64_t gk = dof0 + dof + k;
+                world_qd[dof + k] = d.joint_velocity[gk];
                 const auto dof_place = [&] { return format("world %u, body %u, DOF %u", w, b, k); };
                 finite(d.joint_velocity[gk], dof_place, "joint_velocity");
                 if (d.joint_armature && !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
@@ -413,11 +470,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             ArticulationRecord& art = built.record;
             art.model.finalize();
             const uint32_t n = art.model.dof_count();
-            const std::vector<double> q(record.joint_position.begin() + long(position0 + art.first_position),
-                                        record.joint_position.begin() +
-                                            long(position0 + art.first_position + art.model.position_count()));
+            const std::vector<double>& q = art.q;
             art.kinematics = forward_kinematics(art.model, q);
-            std::vector<double> qd(d.joint_velocity + dof0 + art.first_dof, d.joint_velocity + dof0 + art.first_dof + n);
+            const std::vector<double> qd(world_qd.begin() + art.first_dof, world_qd.begin() + art.first_dof + n);
             std::vector<Spatial> external;
             if (d.external_force)
                 for (uint32_t b = 0; b < art.model.bodies.size(); ++b) {
@@ -456,7 +511,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
 
         WorldBuilder rows(out, articulations, body_articulation);
         const uint64_t row_base = out.bias.size();
-        const double* qd_world = d.joint_velocity ? d.joint_velocity + dof0 : nullptr;
+        const double* qd_world = world_qd.data();
         const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place, const char* field) {
             if (body < (allow_world ? -1 : 0) || body >= int32_t(body_count))
                 bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(), field, body,
@@ -492,10 +547,19 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                                    rows.local_body(body), p, direction, s.jacobian.data());
                 return s;
             };
+            // A kinematic body's known motion enters the row as bias: n . v_kinematic(p).
+            const auto kinematic_rate = [&](int32_t body, Vec3 direction) {
+                if (body < 0) return 0.0;
+                const ArticulationRecord& art = rows.articulation_of(body);
+                if (!art.standalone || art.flags != STEEL_BODY_KINEMATIC) return 0.0;
+                return dot(direction, point_velocity(art.kinematic_velocity, p));
+            };
             const Side na = side_along(a, n), nb = side_along(b, -n);
+            const double kinematic_normal = kinematic_rate(a, n) + kinematic_rate(b, -n);
             double bias = positional_bias(distance, d.dt, d.baumgarte);
-            const double approach = qd_world ? rows.rate(na, nb, qd_world) : 0.0;
+            const double approach = rows.rate(na, nb, qd_world) + kinematic_rate(a, n) + kinematic_rate(b, -n);
             if (e > 0 && approach < -d.restitution_threshold) bias = std::min(bias, e * approach);
+            bias += kinematic_normal;
             ContactRecord contact;
             contact.normal = n;
             contact.tangent1 = first_tangent(n);
@@ -510,8 +574,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 // A cone pair needs both tangents; a direction that cannot move makes it a box row.
                 const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE && rows.can_act(t1a, t1b) && rows.can_act(t2a, t2b);
                 const int32_t kind = pair ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
-                const int32_t first = rows.add_row(t1a, t1b, 0.0, kind, 0, 0, normal, mu);
-                const int32_t second = rows.add_row(t2a, t2b, 0.0, kind, 0, 0, normal, mu);
+                const Vec3 t1 = contact.tangent1, t2 = contact.tangent2;
+                const int32_t first = rows.add_row(t1a, t1b, kinematic_rate(a, t1) + kinematic_rate(b, -t1), kind, 0, 0,
+                                                   normal, mu);
+                const int32_t second = rows.add_row(t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0,
+                                                    0, normal, mu);
                 contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
                 contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
             }
@@ -527,7 +594,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
                     if (joint_dof_count(art.model.joints[j].type) != 1) continue;
                     const uint32_t k = art.first_dof + art.model.dof_offset[j];
-                    const double qk = record.joint_position[position0 + art.first_position + art.model.position_offset[j]];
+                    const double qk = art.q[art.model.position_offset[j]];
                     const double lower = d.joint_lower ? d.joint_lower[dof0 + k] : -INFINITY;
                     const double upper = d.joint_upper ? d.joint_upper[dof0 + k] : INFINITY;
                     for (int sign : {1, -1}) {
@@ -574,7 +641,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                     const uint64_t gk = dof0 + k;
                     const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
                     if (!(kp > 0 || kd > 0)) continue;
-                    const double qk = record.joint_position[position0 + art.first_position + art.model.position_offset[j]];
+                    const double qk = art.q[art.model.position_offset[j]];
                     const double gain = d.dt * kp + kd;
                     const double target = (kp * (d.drive_target_position[gk] - qk) + kd * d.drive_target_velocity[gk]) / gain;
                     const double effort = d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
@@ -610,7 +677,16 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 if (b >= 0 && !sb.jacobian.empty())
                     point_jacobian(rows.articulation_of(b).model, rows.articulation_of(b).kinematics, rows.local_body(b), pb,
                                    -e, sb.jacobian.data());
-                rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+                double kinematic = 0;
+                const ArticulationRecord& art_a = rows.articulation_of(a);
+                if (art_a.standalone && art_a.flags == STEEL_BODY_KINEMATIC)
+                    kinematic += dot(e, point_velocity(art_a.kinematic_velocity, pa));
+                if (b >= 0) {
+                    const ArticulationRecord& art_b = rows.articulation_of(b);
+                    if (art_b.standalone && art_b.flags == STEEL_BODY_KINEMATIC)
+                        kinematic -= dot(e, point_velocity(art_b.kinematic_velocity, pb));
+                }
+                rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
             }
         }
 
@@ -633,7 +709,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 if (joint_dof_count(art.model.joints[local].type) != 1)
                     bad(format("%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints", place().c_str(),
                                body, joint_dof_count(art.model.joints[local].type)));
-                value[k] = record.joint_position[position0 + art.first_position + art.model.position_offset[local]];
+                value[k] = art.q[art.model.position_offset[local]];
                 sides[k] = rows.side(body);
                 sides[k].jacobian[art.model.dof_offset[local]] = k == 0 ? 1.0 : -ratio;
             }
