@@ -145,6 +145,25 @@ steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uin
         });
 }
 
+steel_status steel_batch_read_constraint_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                   uint64_t* out_count) {
+    return read_scene(
+        batch, "steel_batch_read_constraint_impulses", out, capacity, out_count,
+        [](const scene::SceneRecord& r) {
+            uint64_t count = 0;
+            for (const scene::WorldRecord& world : r.worlds) count += 3 * world.connect_rows.size() + world.mimic_rows.size();
+            return count;
+        },
+        [](const scene::SceneRecord& r, const std::vector<double>& impulse, const std::vector<double>&, double* o) {
+            const auto at = [&](int64_t row) { return row >= 0 ? impulse[size_t(row)] : 0.0; };
+            for (const scene::WorldRecord& world : r.worlds)
+                for (const auto& rows : world.connect_rows)
+                    for (int64_t row : rows) *o++ = at(row);
+            for (const scene::WorldRecord& world : r.worlds)
+                for (int64_t row : world.mimic_rows) *o++ = at(row);
+        });
+}
+
 steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
     return read_scene(
         batch, "steel_batch_read_body_velocities", out, capacity, out_count,

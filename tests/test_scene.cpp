@@ -661,3 +661,35 @@ TEST_CASE("a kinematic platform drags a box by friction: it gains mu g dt per st
     CHECK(step.bodies[0] == speed);                                                 // the platform's own velocity
     CHECK(after[0] == doctest::Approx(speed * kDt));                                // and it moved
 }
+
+TEST_CASE("a connect constraint holding a pendulum bob carries its weight") {
+    // A free box hung from a world point by a connect at its centre: at rest the constraint's
+    // impulse is m g dt upward (on the box), and a mimic impulse reads back too.
+    SceneBuilder builder;
+    builder.begin_world();
+    builder.add_body(scenes::free_box(3.0, {0.1, 0.1, 0.1}, {0, 0, -1}));
+    builder.add_connect(0, {0, 0, 0}, -1, {0, 0, -1});
+    builder.add_body(pendulum_link(1.0, 0.3, 0.0));
+    BodySpec second = pendulum_link(1.0, 0.1, 0.0);
+    second.parent_frame.position = {3, 0, 0};
+    builder.add_body(second);
+    builder.add_mimic(2, 1, 1.0, 0.0); // q2 = q1: the mimic must pull q2 from 0.1 up to 0.3 and hold it
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = 200;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    const steel_scene_desc scene = builder.desc();
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const std::vector<double> impulses = test::read_doubles(batch, steel_batch_read_constraint_impulses);
+    REQUIRE(impulses.size() == 4);
+    CHECK(std::fabs(impulses[0]) < 1e-12);
+    CHECK(std::fabs(impulses[1]) < 1e-12);
+    CHECK(impulses[2] == doctest::Approx(3.0 * kG * kDt).epsilon(1e-10));
+    CHECK(std::fabs(impulses[3]) > 1e-3); // the mimic acted
+    REQUIRE_OK(steel_batch_destroy(batch));
+}

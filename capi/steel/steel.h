@@ -442,6 +442,12 @@ STEEL_API steel_status steel_batch_read_limit_impulses(steel_batch batch, double
 STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uint64_t capacity,
                                                       uint64_t* out_count);
 
+/* Per connect constraint then per mimic constraint of the last scene solve, in upload order
+ * (all worlds' connects first, then all worlds' mimics): 3 doubles per connect, the impulse on
+ * body a's point as a world vector; 1 double per mimic, the impulse along q_a. */
+STEEL_API steel_status steel_batch_read_constraint_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                           uint64_t* out_count);
+
 /* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity. */
 STEEL_API steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity,
                                                        uint64_t* out_count);

@@ -7,6 +7,7 @@
 
 #include <steel/steel.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct WorldRecord {
     std::vector<int64_t> lower_limit_row; // per DOF: batch row index, -1 if none
     std::vector<int64_t> upper_limit_row;
     std::vector<int64_t> drive_row; // per DOF, drive_mode ROWS only
+    std::vector<std::array<int64_t, 3>> connect_rows; // per connect: its x, y, z rows (-1: left out)
+    std::vector<int64_t> mimic_rows;                  // per mimic
 };
 
 struct SceneRecord {

@@ -669,7 +669,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                                   : apply(rows.articulation_of(b).kinematics.body_pose[rows.local_body(b)],
                                           vec3(d.connect_point_b + 3 * g));
             const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-            for (const Vec3& e : axes) {
+            world.connect_rows.push_back({-1, -1, -1});
+            for (int axis = 0; axis < 3; ++axis) {
+                const Vec3& e = axes[axis];
                 Side sa = rows.side(a), sb = rows.side(b);
                 if (!sa.jacobian.empty())
                     point_jacobian(rows.articulation_of(a).model, rows.articulation_of(a).kinematics, rows.local_body(a), pa, e,
@@ -686,7 +688,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                     if (art_b.standalone && art_b.flags == STEEL_BODY_KINEMATIC)
                         kinematic -= dot(e, point_velocity(art_b.kinematic_velocity, pb));
                 }
-                rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+                const int32_t row =
+                    rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+                world.connect_rows.back()[size_t(axis)] = row >= 0 ? int64_t(row_base) + row : -1;
             }
         }
 
@@ -714,7 +718,8 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 sides[k].jacobian[art.model.dof_offset[local]] = k == 0 ? 1.0 : -ratio;
             }
             const double error = value[0] - ratio * value[1] - offset;
-            rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+            const int32_t row = rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+            world.mimic_rows.push_back(row >= 0 ? int64_t(row_base) + row : -1);
         }
         world.articulations.reserve(articulations.size());
         for (Built& built : articulations) world.articulations.push_back(std::move(built.record));
