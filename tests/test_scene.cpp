@@ -693,3 +693,24 @@ TEST_CASE("a connect constraint holding a pendulum bob carries its weight") {
     CHECK(std::fabs(impulses[3]) > 1e-3); // the mimic acted
     REQUIRE_OK(steel_batch_destroy(batch));
 }
+
+TEST_CASE("restitution bounces an approaching contact back at e times its approach speed") {
+    for (double e : {0.0, 0.5, 0.9}) {
+        SceneBuilder builder;
+        builder.begin_world({0, 0, 0}); // no gravity: the approach speed is exactly the drop speed
+        BodySpec ball = scenes::free_box(1.0, {0.1, 0.1, 0.1}, {0, 0, 0.1});
+        ball.qd = {0, 0, -3.0, 0, 0, 0};
+        builder.add_body(ball);
+        scenes::ContactSpec contact;
+        contact.body_a = 0;
+        contact.point = {0, 0, 0};
+        contact.normal = {0, 0, 1};
+        contact.distance = 0;
+        contact.friction = 0;
+        contact.restitution = e;
+        builder.add_contact(contact);
+        const test::SceneStep step = test::solve_scene(builder, 50);
+        CAPTURE(e);
+        CHECK(step.bodies[2] == doctest::Approx(e * 3.0).epsilon(1e-12).scale(1e-12));
+    }
+}
