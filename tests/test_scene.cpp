@@ -714,3 +714,22 @@ TEST_CASE("restitution bounces an approaching contact back at e times its approa
         CHECK(step.bodies[2] == doctest::Approx(e * 3.0).epsilon(1e-12).scale(1e-12));
     }
 }
+
+TEST_CASE("restitution waits until the contact closes within the step") {
+    // Falling at 3 m/s, 1 m above the ground: the contact must not act (no mid-air bounce).
+    SceneBuilder builder;
+    builder.begin_world({0, 0, 0});
+    BodySpec ball = scenes::free_box(1.0, {0.1, 0.1, 0.1}, {0, 0, 1.1});
+    ball.qd = {0, 0, -3.0, 0, 0, 0};
+    builder.add_body(ball);
+    scenes::ContactSpec contact;
+    contact.body_a = 0;
+    contact.point = {0, 0, 1.0};
+    contact.normal = {0, 0, 1};
+    contact.distance = 1.0;
+    contact.restitution = 0.8;
+    builder.add_contact(contact);
+    const test::SceneStep step = test::solve_scene(builder, 50);
+    CHECK(step.contacts[0] == 0.0);
+    CHECK(step.bodies[2] == -3.0);
+}

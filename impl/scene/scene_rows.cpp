@@ -558,7 +558,10 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const double kinematic_normal = kinematic_rate(a, n) + kinematic_rate(b, -n);
             double bias = positional_bias(distance, d.dt, d.baumgarte);
             const double approach = rows.rate(na, nb, qd_world) + kinematic_rate(a, n) + kinematic_rate(b, -n);
-            if (e > 0 && approach < -d.restitution_threshold) bias = std::min(bias, e * approach);
+            // Restitution only for a contact that closes within this step: a corner still far
+            // away must not bounce in mid-air however fast it falls.
+            if (e > 0 && approach < -d.restitution_threshold && distance + approach * d.dt <= 0)
+                bias = std::min(bias, e * approach);
             bias += kinematic_normal;
             ContactRecord contact;
             contact.normal = n;
