@@ -26,6 +26,19 @@ const lsteel_name lsteel_row_kind_names[] = {{"bilateral", STEEL_ROW_BILATERAL},
                                              {"friction_box", STEEL_ROW_FRICTION_BOX},
                                              {"friction_cone", STEEL_ROW_FRICTION_CONE},
                                              {NULL, 0}};
+const lsteel_name lsteel_joint_type_names[] = {{"fixed", STEEL_JOINT_FIXED},
+                                               {"revolute", STEEL_JOINT_REVOLUTE},
+                                               {"prismatic", STEEL_JOINT_PRISMATIC},
+                                               {"ball", STEEL_JOINT_BALL},
+                                               {"free", STEEL_JOINT_FREE},
+                                               {"none", STEEL_JOINT_NONE},
+                                               {NULL, 0}};
+const lsteel_name lsteel_body_flag_names[] = {
+    {"dynamic", STEEL_BODY_DYNAMIC}, {"static", STEEL_BODY_STATIC}, {"kinematic", STEEL_BODY_KINEMATIC}, {NULL, 0}};
+const lsteel_name lsteel_friction_model_names[] = {
+    {"box", STEEL_FRICTION_MODEL_BOX}, {"cone", STEEL_FRICTION_MODEL_CONE}, {NULL, 0}};
+const lsteel_name lsteel_drive_mode_names[] = {
+    {"augmented", STEEL_DRIVE_MODE_AUGMENTED}, {"rows", STEEL_DRIVE_MODE_ROWS}, {NULL, 0}};
 
 int lsteel_find_name(const lsteel_name* names, const char* name, int32_t* out) {
     for (; names->name != NULL; ++names)

@@ -11,6 +11,7 @@
  *   lsteel_arrays.c   reading a field of a Lua table as a C array (table or buffer), with checks
  *   lsteel_options.c  steel_solve_options <-> Lua tables, by SPEC name: THE one option table
  *   lsteel_batch.c    steel.batch: create, upload_rows, set_options, solve, read, close
+ *   lsteel_scene.c    batch:upload_scene (steel_scene_desc from a Lua table) and the scene readers
  *
  * Memory rule: nothing here calls malloc. Every temporary array lives in a Lua userdata on the
  * stack, so a Lua error (a longjmp) in the middle of a conversion leaks nothing.
@@ -74,6 +75,10 @@ LSTEEL_INTERNAL extern const lsteel_name lsteel_backend_names[];
 LSTEEL_INTERNAL extern const lsteel_name lsteel_precision_names[];
 LSTEEL_INTERNAL extern const lsteel_name lsteel_path_names[];
 LSTEEL_INTERNAL extern const lsteel_name lsteel_row_kind_names[];
+LSTEEL_INTERNAL extern const lsteel_name lsteel_joint_type_names[];
+LSTEEL_INTERNAL extern const lsteel_name lsteel_body_flag_names[];
+LSTEEL_INTERNAL extern const lsteel_name lsteel_friction_model_names[];
+LSTEEL_INTERNAL extern const lsteel_name lsteel_drive_mode_names[];
 
 /* ---- lsteel_buffer.c ---- */
 
@@ -131,7 +136,24 @@ LSTEEL_INTERNAL void lsteel_push_options(lua_State* L, const steel_solve_options
 
 /* ---- lsteel_batch.c ---- */
 
-/* Creates the batch metatable and registers steel.batch in the module table on top. */
+/* Creates the batch metatable (with the scene methods too) and registers steel.batch in the
+ * module table on top. */
 LSTEEL_INTERNAL void lsteel_open_batch(lua_State* L);
+
+/* The live handle of the steel.batch argument at `index`; a Lua error if it is not a batch or
+ * was closed. */
+LSTEEL_INTERNAL steel_batch lsteel_check_batch(lua_State* L, int index);
+
+/* A steel_batch_read_* function that fills doubles (impulses, velocities, scene results). */
+typedef steel_status (*lsteel_read_fn)(steel_batch, double*, uint64_t, uint64_t*);
+
+/* batch:<reader>([buffer]): calls `read` for the batch at 1 and returns a new table of its values,
+ * or the float64 buffer at 2 filled; then the count. */
+LSTEEL_INTERNAL int lsteel_read_vector(lua_State* L, lsteel_read_fn read);
+
+/* ---- lsteel_scene.c ---- */
+
+/* The scene methods of steel.batch (upload_scene and the scene readers), { NULL }-terminated. */
+LSTEEL_INTERNAL extern const luaL_Reg lsteel_scene_methods[];
 
 #endif /* LSTEEL_H */

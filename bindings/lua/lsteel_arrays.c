@@ -5,7 +5,8 @@
  * the caller checks every array's length with lsteel_check_count before handing it to Steel:
  * a short table must be a Lua error here, never a read past its end in the library.
  *
- * Scene buffers and snapshots (later) take their arrays through the same two functions.
+ * Scene uploads (lsteel_scene.c) and snapshots (later) take their arrays through the same two
+ * functions.
  */
 #include "lsteel.h"
 

@@ -16,9 +16,10 @@
  * Indices that are Steel data keep Steel's meaning: DOF offsets, normal_row and world numbers
  * are 0-based like in C. Results come back as Lua sequences, so impulses[1] is row 0.
  *
- * Scene mode and snapshots will add methods here (upload_scene, write_snapshot, ...) built the
- * same way as upload_rows: read the table's fields with lsteel_read_array, check every length
- * against the counts, fill the C desc, call, LSTEEL_CHECK.
+ * Scene mode's methods (upload_scene and its readers) live in lsteel_scene.c and are added to
+ * the same method table; snapshots will join the same way, built like upload_rows: read the
+ * table's fields with lsteel_read_array, check every length against the counts, fill the C desc,
+ * call, LSTEEL_CHECK.
  */
 #include "lsteel.h"
 
@@ -35,7 +36,7 @@ static lua_batch* check_batch_object(lua_State* L, int index) {
 }
 
 /* The live handle of the batch argument at `index`; an error if it was closed. */
-static steel_batch check_batch(lua_State* L, int index) {
+steel_batch lsteel_check_batch(lua_State* L, int index) {
     lua_batch* batch = check_batch_object(L, index);
     if (batch->handle.id == 0) luaL_error(L, "steel: attempt to use a closed steel.batch");
     return batch->handle;
@@ -137,7 +138,7 @@ static int batch_tostring(lua_State* L) {
 }
 
 static int batch_desc(lua_State* L) {
-    const steel_batch handle = check_batch(L, 1);
+    const steel_batch handle = lsteel_check_batch(L, 1);
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     LSTEEL_CHECK(L, steel_batch_get_desc(handle, &desc));
@@ -174,7 +175,7 @@ static int batch_upload_rows(lua_State* L) {
                                         "value_count", "jacobian", "response", "bias", "kind", "lower",
                                         "upper", "normal_row", "friction", "regularization",
                                         "initial_impulse", NULL};
-    const steel_batch handle = check_batch(L, 1);
+    const steel_batch handle = lsteel_check_batch(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_pushnil(L);
     while (lua_next(L, 2) != 0) {
@@ -279,7 +280,7 @@ static int batch_upload_rows(lua_State* L) {
 
 /* batch:set_options(table): the named options change, the others keep their current values. */
 static int batch_set_options(lua_State* L) {
-    const steel_batch handle = check_batch(L, 1);
+    const steel_batch handle = lsteel_check_batch(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     steel_solve_options options;
     steel_solve_options_default(&options);
@@ -290,7 +291,7 @@ static int batch_set_options(lua_State* L) {
 }
 
 static int batch_options(lua_State* L) {
-    const steel_batch handle = check_batch(L, 1);
+    const steel_batch handle = lsteel_check_batch(L, 1);
     steel_solve_options options;
     steel_solve_options_default(&options);
     LSTEEL_CHECK(L, steel_batch_get_options(handle, &options));
@@ -299,14 +300,12 @@ static int batch_options(lua_State* L) {
 }
 
 static int batch_solve(lua_State* L) {
-    LSTEEL_CHECK(L, steel_batch_solve(check_batch(L, 1)));
+    LSTEEL_CHECK(L, steel_batch_solve(lsteel_check_batch(L, 1)));
     lua_settop(L, 1);
     return 1; /* the batch, so batch:solve():impulses() reads well */
 }
 
 /* ---- reading results --------------------------------------------------------------------- */
-
-typedef steel_status (*read_vector_fn)(steel_batch, double*, uint64_t, uint64_t*);
 
 /* Pushes a Lua sequence of doubles copied from a buffer. */
 static void push_sequence(lua_State* L, const double* values, size_t count) {
@@ -326,11 +325,11 @@ static lsteel_buffer* optional_out_buffer(lua_State* L, int index) {
     return buffer;
 }
 
-/* batch:impulses([buffer]) / batch:velocities([buffer]): a new table, or the buffer filled
- * (Steel refuses a buffer that is too small: BUFFER_TOO_SMALL, nothing written). Also returns
- * the count. */
-static int read_vector(lua_State* L, read_vector_fn read) {
-    const steel_batch handle = check_batch(L, 1);
+/* batch:impulses([buffer]) / batch:velocities([buffer]) (and the scene readers): a new table, or
+ * the buffer filled (Steel refuses a buffer that is too small: BUFFER_TOO_SMALL, nothing
+ * written). Also returns the count. */
+int lsteel_read_vector(lua_State* L, lsteel_read_fn read) {
+    const steel_batch handle = lsteel_check_batch(L, 1);
     lsteel_buffer* out = optional_out_buffer(L, 2);
     uint64_t count = 0;
     if (out != NULL) {
@@ -346,8 +345,8 @@ static int read_vector(lua_State* L, read_vector_fn read) {
     return 2;
 }
 
-static int batch_impulses(lua_State* L) { return read_vector(L, steel_batch_read_impulses); }
-static int batch_velocities(lua_State* L) { return read_vector(L, steel_batch_read_velocities); }
+static int batch_impulses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_impulses); }
+static int batch_velocities(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_velocities); }
 
 static uint32_t check_world(lua_State* L, int index) {
     const lua_Integer world = luaL_checkinteger(L, index);
@@ -358,7 +357,7 @@ static uint32_t check_world(lua_State* L, int index) {
 /* batch:residual_history(world [, buffer]): the residual of every sweep of the last solve in
  * `world` (0-based), oldest first; needs record_residual_history. Also returns the count. */
 static int batch_residual_history(lua_State* L) {
-    const steel_batch handle = check_batch(L, 1);
+    const steel_batch handle = lsteel_check_batch(L, 1);
     const uint32_t world = check_world(L, 2);
     lsteel_buffer* out = optional_out_buffer(L, 3);
     uint32_t count = 0;
@@ -395,7 +394,7 @@ static void set_boolean(lua_State* L, const char* name, int value) {
  * path ("general" / "dense"), sweeps, flags (the raw bits), converged, nonfinite (the bits as
  * booleans), residual, first_residual, momentum_restarts. */
 static int batch_stats(lua_State* L) {
-    const steel_batch handle = check_batch(L, 1);
+    const steel_batch handle = lsteel_check_batch(L, 1);
     const uint32_t element_size = (uint32_t)sizeof(steel_world_stats);
     uint32_t count = 0;
     LSTEEL_CHECK(L, steel_batch_read_world_stats(handle, element_size, NULL, 0, &count));
@@ -440,6 +439,7 @@ void lsteel_open_batch(lua_State* L) {
     luaL_newmetatable(L, LSTEEL_BATCH);
     luaL_setfuncs(L, metamethods, 0);
     luaL_newlib(L, methods);
+    luaL_setfuncs(L, lsteel_scene_methods, 0);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     lua_pushcfunction(L, batch_new);

@@ -9,7 +9,8 @@
  * gained is one line there (and, for an enum, one line of names). SPEC options that this Steel
  * does not have yet are listed as NOT_YET, so asking for them says "not supported yet" rather
  * than "unknown option"; when the C struct grows the field, change NOT_YET to its type and
- * offset.
+ * offset. SPEC's drive_mode became a field of the scene (steel_scene_desc), as did friction_model,
+ * dt and the other step parameters: naming one here says to pass it to batch:upload_scene.
  */
 #include "lsteel.h"
 
@@ -33,7 +34,6 @@ typedef struct option_field {
 /* SPEC section 7 values of the options that are not built yet (for the error message). */
 static const lsteel_name solve_mode_names[] = {{"serial", 0}, {"colored", 1}, {NULL, 0}};
 static const lsteel_name contact_response_names[] = {{"immediate", 0}, {"propagation", 1}, {NULL, 0}};
-static const lsteel_name drive_mode_names[] = {{"augmented", 0}, {"rows", 1}, {NULL, 0}};
 
 #define FIELD(name, type, names) {#name, type, offsetof(steel_solve_options, name), names}
 #define NOT_YET(name, names) {#name, OPTION_NOT_YET, 0, names}
@@ -50,10 +50,13 @@ static const option_field option_fields[] = {
     FIELD(record_residual_history, OPTION_FLAG, NULL),
     NOT_YET(solve_mode, solve_mode_names),
     NOT_YET(articulated_contact_response, contact_response_names),
-    NOT_YET(drive_mode, drive_mode_names),
 };
 
 #define OPTION_COUNT_ALL (sizeof option_fields / sizeof option_fields[0])
+
+/* steel_scene_desc's step parameters: set per upload (batch:upload_scene), not as solve options. */
+static const char* const scene_fields[] = {"drive_mode", "friction_model", "dt", "baumgarte", "restitution_threshold",
+                                           "gravity", NULL};
 
 static const option_field* find_option(const char* name) {
     for (size_t k = 0; k < OPTION_COUNT_ALL; ++k)
@@ -125,7 +128,13 @@ void lsteel_options_from_table(lua_State* L, int index, steel_solve_options* opt
         if (lua_type(L, -2) != LUA_TSTRING)
             luaL_error(L, "steel: option names are strings, got %s", lsteel_describe(L, -2));
         const option_field* field = find_option(lua_tostring(L, -2));
-        if (field == NULL) luaL_error(L, "steel: unknown option '%s'", lua_tostring(L, -2));
+        if (field == NULL) {
+            for (const char* const* scene = scene_fields; *scene != NULL; ++scene)
+                if (strcmp(*scene, lua_tostring(L, -2)) == 0)
+                    luaL_error(L, "steel: '%s' is not a solve option; it is a field of the scene: "
+                               "batch:upload_scene{ %s = ..., ... }", *scene, *scene);
+            luaL_error(L, "steel: unknown option '%s'", lua_tostring(L, -2));
+        }
         set_option(L, options, field);
         lua_pop(L, 1);
     }

@@ -15,7 +15,11 @@ void SceneBuilder::begin_world(Vec3 g) {
 
 int32_t SceneBuilder::add_body(const BodySpec& b) {
     if (body_counts.empty()) throw std::logic_error("SceneBuilder::add_body before begin_world");
-    static const uint32_t positions[] = {0, 1, 1, 4, 7}, dofs[] = {0, 1, 1, 3, 6};
+    // Indexed by STEEL_JOINT_* up to NONE (a standalone body: no position coordinates; its DOFs,
+    // 6 when DYNAMIC, depend on body_flags, which the builder does not hold, so it adds none).
+    static const uint32_t positions[] = {0, 1, 1, 4, 7, 0}, dofs[] = {0, 1, 1, 3, 6, 0};
+    if (b.joint < STEEL_JOINT_FIXED || b.joint > STEEL_JOINT_NONE)
+        throw std::logic_error("SceneBuilder::add_body: joint is not a STEEL_JOINT_* value");
     const uint32_t np = positions[b.joint], nd = dofs[b.joint];
     if (b.q.size() != np || b.qd.size() != nd) throw std::logic_error("SceneBuilder::add_body: q or qd size");
     mass.push_back(b.mass);

@@ -20,6 +20,17 @@ local function rows()
            kind = {"contact_normal"} }
 end
 
+-- A free box on the ground, one contact: the smallest scene.
+local function scene()
+  return { gravity = { 0, 0, -9.81 }, world_body_count = { 1 }, world_contact_count = { 1 }, body_mass = { 1 },
+           body_com = { 0, 0, 0 }, body_inertia = { 1, 1, 1, 0, 0, 0 }, joint_type = { "free" },
+           joint_parent = { -1 }, joint_parent_frame = { 0, 0, 0, 1, 0, 0, 0 },
+           joint_child_frame = { 0, 0, 0, 1, 0, 0, 0 }, joint_position = { 0, 0, 0.5, 1, 0, 0, 0 },
+           joint_velocity = { 0, 0, 0, 0, 0, 0 }, contact_body_a = { 0 }, contact_body_b = { -1 },
+           contact_point = { 0, 0, 0 }, contact_normal = { 0, 0, 1 }, contact_distance = { 0 },
+           contact_friction = { 0.5 } }
+end
+
 local loops = tonumber(os.getenv("STEEL_LUA_LOOPS") or "") or 2000
 
 test("close() in a loop reuses one slot", function()
@@ -96,6 +107,17 @@ test("errors half-way leave nothing behind", function()
     assert(not pcall(batch.upload_rows, batch, bad))
     assert(not pcall(batch.set_options, batch, { solve_mode = "colored" }))
     assert(not pcall(batch.impulses, batch))
+    -- Scene uploads failing in the binding (a bad name, a short array) and in Steel.
+    local bad_scene = scene()
+    bad_scene.joint_type = { "hinge" }
+    assert(not pcall(batch.upload_scene, batch, bad_scene))
+    bad_scene = scene()
+    bad_scene.body_com = { 0, 0 }
+    assert(not pcall(batch.upload_scene, batch, bad_scene))
+    bad_scene = scene()
+    bad_scene.body_mass = { -1 }
+    assert(not pcall(batch.upload_scene, batch, bad_scene))
+    assert(not pcall(batch.contact_impulses, batch))
     equal(slot(batch), first, "slot in iteration " .. i)
     if i % 50 == 0 then collectgarbage() end
   end
@@ -108,6 +130,10 @@ test("Lua memory stays flat over create/solve/read loops", function()
     batch:set_options { record_residual_history = true, iterations = 3 }
     batch:solve()
     batch:impulses(); batch:velocities(); batch:stats(); batch:residual_history(0)
+    batch:upload_scene(scene())
+    batch:solve()
+    batch:contact_impulses(); batch:joint_velocities(); batch:limit_impulses(); batch:drive_impulses()
+    batch:body_velocities(); batch:body_poses(); batch:integrated_positions()
   end
   for _ = 1, 200 do cycle() end
   collectgarbage()

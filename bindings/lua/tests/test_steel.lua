@@ -3,8 +3,9 @@
 --   steel_lua_host test_steel.lua REFERENCE.lua      (or lua5.4; ctest runs both)
 --
 -- REFERENCE.lua is written by steel_lua_reference (make_reference.cpp): problems solved through
--- the C API, inputs and results. Here the same inputs go through the binding, from tables and
--- from buffers, and every impulse, velocity, statistic and residual must be the same bits.
+-- the C API, inputs and results, in rows mode and (reference.scenes) in scene mode. Here the same
+-- inputs go through the binding, from tables and from buffers, and every impulse, velocity,
+-- statistic, residual and scene result must be the same bits.
 -- Then every error path: each Lua error must carry Steel's own message (or, for what the
 -- binding checks itself, name the field or option).
 local steel = require "steel"
@@ -50,8 +51,9 @@ test("the module, batch and buffer have exactly the functions this suite tests",
         "steel")
   local batch <close> = steel.batch()
   local batch_meta = getmetatable(batch)
-  equal(names(batch_meta.__index), "close desc handle impulses is_closed options residual_history set_options "
-        .. "solve stats upload_rows velocities", "batch methods")
+  equal(names(batch_meta.__index), "body_poses body_velocities close contact_impulses desc drive_impulses handle "
+        .. "impulses integrated_positions is_closed joint_velocities limit_impulses options residual_history "
+        .. "set_options solve stats upload_rows upload_scene velocities", "batch methods")
   equal(names(batch_meta), "__close __gc __index __name __tostring", "batch metamethods")
   local buffer_meta = getmetatable(steel.buffer(1))
   equal(names(buffer_meta.__methods), "fill totable type", "buffer methods")
@@ -93,7 +95,8 @@ test("default_options are steel_solve_options_default by SPEC name", function()
   equal(o.record_residual_history, false, "record_residual_history")
   local count = 0
   for _ in pairs(o) do count = count + 1 end
-  equal(count, 9, "number of options (solve_mode and friends are not built yet)")
+  equal(count, 9, "number of options (solve_mode and articulated_contact_response are not built yet; "
+        .. "drive_mode is a scene field)")
 end)
 
 -------------------------------------------------------------------------------- the C results
@@ -294,7 +297,11 @@ test("a closed batch is an error to use, for every method", function()
     function() batch:desc() end, function() batch:upload_rows(one_contact()) end,
     function() batch:set_options {} end, function() batch:options() end, function() batch:solve() end,
     function() batch:impulses() end, function() batch:velocities() end, function() batch:stats() end,
-    function() batch:residual_history(0) end,
+    function() batch:residual_history(0) end, function() batch:upload_scene {} end,
+    function() batch:contact_impulses() end, function() batch:joint_velocities() end,
+    function() batch:limit_impulses() end, function() batch:drive_impulses() end,
+    function() batch:body_velocities() end, function() batch:body_poses() end,
+    function() batch:integrated_positions() end,
   }
   for i, call in ipairs(calls) do raises({ "attempt to use a closed steel.batch" }, call) end
 end)
@@ -495,7 +502,10 @@ test("set_options: unknown, not yet built, and badly typed options name the opti
          batch, { solve_mode = "colored" })
   raises({ "steel: option 'articulated_contact_response'", "is not supported yet" }, batch.set_options, batch,
          { articulated_contact_response = "propagation" })
-  raises({ "steel: option 'drive_mode'", "is not supported yet" }, batch.set_options, batch, { drive_mode = "rows" })
+  raises({ "steel: 'drive_mode' is not a solve option; it is a field of the scene: batch:upload_scene{ drive_mode" },
+         batch.set_options, batch, { drive_mode = "rows" })
+  raises({ "steel: 'friction_model' is not a solve option" }, batch.set_options, batch, { friction_model = "cone" })
+  raises({ "steel: 'dt' is not a solve option" }, batch.set_options, batch, { dt = 0.01 })
   raises({ "steel: option 'path' = 'fast' is not one of 'auto', 'general', 'dense'" }, batch.set_options, batch,
          { path = "fast" })
   raises({ "steel: option 'path' = 2 is not one of" }, batch.set_options, batch, { path = 2 })
@@ -552,6 +562,327 @@ test("non-finite worlds are data, not errors", function()
   local impulses = batch:impulses()
   equal(impulses[1], 0.0, "reset to zero")
   equal(impulses[2], 2.0, "world 1 solved")
+end)
+
+-------------------------------------------------------------------------------- scene mode
+
+local g, dt = 9.81, 1 / 60
+local scene_readers = { "contact_impulses", "joint_velocities", "limit_impulses", "drive_impulses",
+                        "body_velocities", "body_poses", "integrated_positions" }
+local scene_buffer_types = { world_body_count = "uint32", world_contact_count = "uint32",
+                             world_connect_count = "uint32", world_mimic_count = "uint32", joint_type = "int32",
+                             joint_parent = "int32", body_flags = "int32", contact_body_a = "int32",
+                             contact_body_b = "int32", connect_body_a = "int32", connect_body_b = "int32",
+                             mimic_joint_a = "int32", mimic_joint_b = "int32" }
+local joint_names = { [0] = "fixed", "revolute", "prismatic", "ball", "free", "none" }
+local flag_names = { [0] = "dynamic", "static", "kinematic" }
+
+local function scene_case(name)
+  for _, case in ipairs(reference.scenes) do
+    if case.name == name then return case end
+  end
+  error("no scene case " .. name)
+end
+
+-- The scene of a case with joint_type and body_flags by name (the reference has steel.h numbers).
+local function scene_with_names(case)
+  local scene = copy(case.scene)
+  for i, t in ipairs(scene.joint_type) do scene.joint_type[i] = joint_names[t] end
+  for i, f in ipairs(scene.body_flags or {}) do scene.body_flags[i] = flag_names[f] end
+  return scene
+end
+
+-- Every array of a scene as a typed steel.buffer (numbers stay numbers).
+local function scene_as_buffers(scene)
+  local out = {}
+  for field, value in pairs(scene) do
+    out[field] = type(value) == "table" and steel.buffer(value, scene_buffer_types[field] or "float64") or value
+  end
+  return out
+end
+
+-- Uploads `scene` to a batch made like the case's, solves, and reads every result (into tables,
+-- or into buffers sized exactly to the C results).
+local function solve_scene(case, scene, use_buffers)
+  local batch <close> = steel.batch(case.desc)
+  local options = steel.default_options()
+  for name, value in pairs(case.options) do options[name] = value end
+  batch:set_options(options)
+  equal(batch:upload_scene(scene), nil, "upload_scene returns nothing")
+  batch:solve()
+  local result = {}
+  for _, reader in ipairs { "impulses", "velocities", table.unpack(scene_readers) } do
+    local expected = case.results[reader]
+    if use_buffers then
+      local buffer = steel.buffer(#expected)
+      local returned, count = batch[reader](batch, buffer)
+      equal(returned, buffer, reader .. "(buffer) returns the buffer")
+      equal(count, #expected, reader .. " count")
+      result[reader] = buffer:totable()
+    else
+      local values, count = batch[reader](batch)
+      equal(count, #expected, reader .. " count")
+      result[reader] = values
+    end
+  end
+  result.stats = batch:stats()
+  return result
+end
+
+local function check_scene_case(case, result, how)
+  local where = case.name .. " (" .. how .. ")"
+  for reader, expected in pairs(case.results) do same(result[reader], expected, where .. ": " .. reader) end
+  for w, expected in ipairs(case.stats) do
+    for field, value in pairs(expected) do
+      equal(result.stats[w][field], value, string.format("%s: world %d %s", where, w - 1, field))
+    end
+  end
+end
+
+for _, case in ipairs(reference.scenes) do
+  test("the C scene results, from tables with names: " .. case.name, function()
+    check_scene_case(case, solve_scene(case, scene_with_names(case), false), "tables, names")
+  end)
+  test("the C scene results, from tables with numbers: " .. case.name, function()
+    check_scene_case(case, solve_scene(case, copy(case.scene), false), "tables, numbers")
+  end)
+  test("the C scene results, from buffers: " .. case.name, function()
+    check_scene_case(case, solve_scene(case, scene_as_buffers(case.scene), true), "buffers")
+  end)
+end
+
+test("scene: a box resting on the ground carries m g dt and stays put", function()
+  local case = scene_case("box_on_ground")
+  local r = solve_scene(case, scene_with_names(case), false)
+  local m, total = case.scene.body_mass[1], 0
+  equal(#r.contact_impulses, 6 * 4, "6 values per contact")
+  for c = 0, 3 do total = total + r.contact_impulses[6 * c + 1] end
+  checks.near(total, m * g * dt, 1e-9 * m * g * dt, "total normal impulse")
+  local net_z = 0
+  for c = 0, 3 do net_z = net_z + r.contact_impulses[6 * c + 6] end
+  checks.near(net_z, m * g * dt, 1e-9, "world z of the impulses on the box")
+  for i, v in ipairs(r.body_velocities) do checks.near(v, 0, 1e-9, "body velocity " .. i) end
+  checks.near(r.body_poses[3], 0.5, 1e-12, "height after the step")
+  same(r.integrated_positions, r.body_poses, "a FREE joint to the world: q is the body pose")
+end)
+
+test("scene: a pendulum step, a joint limit and a drive row match their closed forms", function()
+  local case = scene_case("pendulum_limit_drive")
+  local r = solve_scene(case, scene_with_names(case), false)
+  -- World 0: released from horizontal, qd' = -dt g / (m L^2 + I) with m = L = 1, I = 1e-3.
+  local qd = -dt * g / 1.001
+  checks.near(r.joint_velocities[1], qd, 1e-12, "pendulum qd'")
+  checks.near(r.integrated_positions[1], math.pi / 2 + dt * qd, 1e-12, "pendulum q'")
+  checks.near(r.body_velocities[3], qd, 1e-12, "com velocity (the com is 1 m out along -x: v_z = qd)")
+  -- World 1: at rest on its lower limit; the limit carries gravity's torque for one step.
+  checks.near(r.limit_impulses[2], dt * g * math.sin(0.5), 1e-12, "lower-limit impulse")
+  checks.near(r.joint_velocities[2], 0, 1e-12, "stays on the limit")
+  -- World 2: the damper drive row: lambda = dt kd (1 - qd'), qd' = lambda / m.
+  local kd, m = 10, 2
+  local lambda = dt * kd / (1 + dt * kd / m)
+  checks.near(r.drive_impulses[3], lambda, 1e-12, "drive impulse")
+  checks.near(r.joint_velocities[3], lambda / m, 1e-12, "slider velocity")
+  equal(r.drive_impulses[1], 0.0, "no drive on the pendulum")
+  equal(r.limit_impulses[1], 0.0, "no limit on the free pendulum")
+end)
+
+test("scene: stepping with integrated_positions and joint_velocities as the next state", function()
+  local case = scene_case("pendulum_limit_drive")
+  local scene = scene_with_names(case)
+  local batch <close> = steel.batch(case.desc)
+  local q, qd = steel.buffer(3), steel.buffer(3)
+  local previous_q = scene.joint_position[1]
+  for step = 1, 3 do
+    batch:upload_scene(scene)
+    batch:solve()
+    batch:integrated_positions(q)
+    batch:joint_velocities(qd)
+    checks.near(q[1], previous_q + dt * qd[1], 1e-15, "symplectic Euler, step " .. step)
+    previous_q = q[1]
+    scene.joint_position, scene.joint_velocity = q:totable(), qd:totable()
+  end
+  assert(q[1] < math.pi / 2 - 0.01, "the pendulum falls")
+end)
+
+test("scene: a kinematic platform drags a standalone box by mu g dt", function()
+  local case = scene_case("standalone_connect_mimic")
+  local r = solve_scene(case, scene_with_names(case), false)
+  local mu = case.scene.contact_friction[1]
+  checks.near(r.body_velocities[1], mu * g * dt, 1e-9, "box dragged along +x")
+  equal(r.body_velocities[7], 2.0, "the platform moves at its own velocity")
+  checks.near(r.body_poses[8], 2.0 * dt, 1e-15, "and the platform moved")
+  equal(#r.integrated_positions, 3, "standalone bodies have no position coordinates")
+  equal(#r.joint_velocities, 6 + 3, "6 DOFs of the dynamic box, none for the platform, 3 pendulums")
+end)
+
+-- A one-box scene to break in the error tests: a 1 kg free box resting on one contact.
+local function one_box()
+  return { gravity = { 0, 0, -9.81 }, world_body_count = { 1 }, world_contact_count = { 1 },
+           body_mass = { 1 }, body_com = { 0, 0, 0 }, body_inertia = { 1, 1, 1, 0, 0, 0 }, joint_type = { "free" },
+           joint_parent = { -1 }, joint_parent_frame = { 0, 0, 0, 1, 0, 0, 0 },
+           joint_child_frame = { 0, 0, 0, 1, 0, 0, 0 }, joint_position = { 0, 0, 0.5, 1, 0, 0, 0 },
+           joint_velocity = { 0, 0, 0, 0, 0, 0 }, contact_body_a = { 0 }, contact_body_b = { -1 },
+           contact_point = { 0, 0, 0 }, contact_normal = { 0, 0, 1 }, contact_distance = { 0 },
+           contact_friction = { 0.5 } }
+end
+
+test("scene: defaults, world_count, and the step parameters by name or number", function()
+  local batch <close> = steel.batch()
+  batch:upload_scene(one_box())
+  batch:solve()
+  checks.near(batch:contact_impulses()[1], 9.81 / 60, 1e-12, "dt defaults to 1/60")
+  local scene = one_box()
+  scene.world_count, scene.dt, scene.friction_model, scene.drive_mode = 1, 0.01, "cone", "rows"
+  scene.baumgarte, scene.restitution_threshold = 0.5, 1.0
+  batch:upload_scene(scene)
+  checks.near(batch:solve():contact_impulses()[1], 9.81 * 0.01, 1e-12, "dt = 0.01")
+  scene.friction_model, scene.drive_mode = 1, 0 -- steel.h's numbers
+  batch:upload_scene(scene)
+  scene = one_box()
+  scene.world_body_count = nil -- no bodies counted: the body arrays are too long
+  raises({ "steel: scene.body_mass has 1 values but needs 0 (total bodies" }, batch.upload_scene, batch, scene)
+  -- world_count falls back to the batch's; Steel then wants the body counts.
+  raises({ "steel_batch_upload_scene: world_body_count is NULL" }, batch.upload_scene, batch,
+         { gravity = { 0, 0, -9.81 } })
+end)
+
+test("scene: lengths are checked against the counts before Steel reads anything", function()
+  local batch <close> = steel.batch()
+  local cases = {
+    { "body_com", { 0, 0 }, "steel: scene.body_com has 2 values but needs 3 (3 * total bodies, the sum of "
+      .. "world_body_count)" },
+    { "body_mass", { 1, 1 }, "steel: scene.body_mass has 2 values but needs 1 (total bodies" },
+    { "joint_type", {}, "steel: scene.joint_type has 0 values but needs 1" },
+    { "joint_parent_frame", steel.buffer(6), "scene.joint_parent_frame has 6 values but needs 7 (7 * total bodies" },
+    { "joint_velocity", { 0, 0, 0, 0, 0 }, "steel: scene.joint_velocity has 5 values but needs 6 (total DOFs, "
+      .. "from joint_type and body_flags)" },
+    { "drive_effort_limit", { 1 }, "scene.drive_effort_limit has 1 values but needs 6 (total DOFs" },
+    { "joint_position", { 0, 0, 0.5 }, "steel: scene.joint_position has 3 values but needs 7 (total position "
+      .. "coordinates, from joint_type)" },
+    { "contact_point", { 0, 0 }, "steel: scene.contact_point has 2 values but needs 3 (3 * total contacts, the "
+      .. "sum of world_contact_count)" },
+    { "contact_restitution", { 0, 0 }, "scene.contact_restitution has 2 values but needs 1" },
+    { "gravity", { 0, -9.81 }, "steel: scene.gravity has 2 values but needs 3 (3 * world_count)" },
+    { "world_contact_count", { 1, 0 }, "steel: scene.world_contact_count has 2 values but needs 1 (world_count)" },
+    { "body_pose", { 0, 0, 0 }, "scene.body_pose has 3 values but needs 7" },
+    { "body_flags", { "dynamic", "static" }, "scene.body_flags has 2 values but needs 1" },
+    { "connect_body_a", { 0 }, "steel: scene.connect_body_a has 1 values but needs 0 (total connect constraints" },
+    { "mimic_ratio", { 1 }, "steel: scene.mimic_ratio has 1 values but needs 0 (total mimic constraints" },
+  }
+  for _, c in ipairs(cases) do
+    local scene = one_box()
+    scene[c[1]] = c[2]
+    raises({ c[3] }, batch.upload_scene, batch, scene)
+  end
+  -- A standalone body's DOFs follow its flags: a kinematic one has none.
+  local scene = one_box()
+  scene.joint_type, scene.body_flags, scene.joint_position = { "none" }, { "kinematic" }, {}
+  scene.body_pose, scene.body_velocity = { 0, 0, 0.5, 1, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0 }
+  raises({ "scene.joint_velocity has 6 values but needs 0 (total DOFs" }, batch.upload_scene, batch, scene)
+  scene.joint_velocity = nil
+  batch:upload_scene(scene) -- accepted as it is
+  scene.body_flags, scene.joint_velocity = { "dynamic" }, {}
+  raises({ "scene.joint_velocity has 0 values but needs 6" }, batch.upload_scene, batch, scene)
+end)
+
+test("scene: the binding's own checks name the field and entry", function()
+  local batch <close> = steel.batch()
+  local function with(field, value)
+    local scene = one_box()
+    scene[field] = value
+    return scene
+  end
+  raises({ "steel: scene.joint_type[1] = 'hinge' is not one of 'fixed', 'revolute', 'prismatic', 'ball', 'free', "
+           .. "'none'" }, batch.upload_scene, batch, with("joint_type", { "hinge" }))
+  raises({ "steel: scene.joint_type[1] = 9 is not a STEEL_JOINT_* value ('fixed'" }, batch.upload_scene, batch,
+         with("joint_type", { 9 }))
+  raises({ "steel: scene.body_flags[1] = 'frozen' is not one of 'dynamic', 'static', 'kinematic'" },
+         batch.upload_scene, batch, with("body_flags", { "frozen" }))
+  raises({ "steel: scene.body_flags[1] = -1 is not a STEEL_BODY_* value" }, batch.upload_scene, batch,
+         with("body_flags", { -1 }))
+  raises({ "steel: scene.friction_model = 'pyramid' is not one of 'box', 'cone'" }, batch.upload_scene, batch,
+         with("friction_model", "pyramid"))
+  raises({ "steel: scene.drive_mode = 'soft' is not one of 'augmented', 'rows'" }, batch.upload_scene, batch,
+         with("drive_mode", "soft"))
+  raises({ "steel: scene.drive_mode must be one of 'augmented', 'rows' (or a steel.h number), got true" },
+         batch.upload_scene, batch, with("drive_mode", true))
+  raises({ "steel: scene.dt must be a number, got '1/60'" }, batch.upload_scene, batch, with("dt", "1/60"))
+  raises({ "steel: scene.world_count must be an integer in [0, 4294967295], got -1" }, batch.upload_scene, batch,
+         with("world_count", -1))
+  raises({ "steel: unknown scene field 'bodies' (not a field of steel_scene_desc)" }, batch.upload_scene, batch,
+         with("bodies", {}))
+  raises({ "steel: unknown scene field 1" }, batch.upload_scene, batch, { 1 })
+  raises({ "steel: scene.body_mass[1] must be a number, got string" }, batch.upload_scene, batch,
+         with("body_mass", { "1" }))
+  raises({ "steel: scene.joint_parent[1] must be an integer, got 0.5" }, batch.upload_scene, batch,
+         with("joint_parent", { 0.5 }))
+  raises({ "steel: scene.world_body_count[1] = -1 is out of the uint32 range" }, batch.upload_scene, batch,
+         with("world_body_count", { -1 }))
+  raises({ "steel: scene.joint_type is a float64 buffer; it must be a int32 buffer or a table" },
+         batch.upload_scene, batch, with("joint_type", steel.buffer { 4 }))
+  raises({ "steel: scene.contact_point must be a table or a steel.buffer, got number" }, batch.upload_scene, batch,
+         with("contact_point", 0))
+  raises({ "steel: scene.joint_type is missing but there are 1 bodies" }, batch.upload_scene, batch,
+         with("joint_type", nil))
+  raises({ "table expected, got no value" }, batch.upload_scene, batch)
+end)
+
+test("scene: Steel's own messages name world, item and field", function()
+  local batch <close> = steel.batch()
+  local function with(field, value)
+    local scene = one_box()
+    scene[field] = value
+    return scene
+  end
+  local prefix = "steel_batch_upload_scene: "
+  raises({ prefix .. "world 0, body 0: body_mass = -1 must be finite and > 0", "[invalid argument]" },
+         batch.upload_scene, batch, with("body_mass", { -1 }))
+  raises({ prefix .. "world 0, body 0: body_inertia is not positive definite" }, batch.upload_scene, batch,
+         with("body_inertia", { -1, 1, 1, 0, 0, 0 }))
+  raises({ prefix .. "world 0, contact 0: contact_body_a = 5" }, batch.upload_scene, batch,
+         with("contact_body_a", { 5 }))
+  raises({ "contact_normal has length 2" }, batch.upload_scene, batch, with("contact_normal", { 0, 0, 2 }))
+  raises({ prefix .. "dt = 0 must be finite and > 0" }, batch.upload_scene, batch, with("dt", 0))
+  raises({ prefix .. "friction_model = 7 is not a STEEL_FRICTION_MODEL_* value" }, batch.upload_scene, batch,
+         with("friction_model", 7))
+  raises({ prefix .. "world 0, body 0: body_flags = 1 needs joint_type STEEL_JOINT_NONE" }, batch.upload_scene,
+         batch, with("body_flags", { "static" }))
+  raises({ prefix .. "body_inertia is NULL" }, batch.upload_scene, batch, with("body_inertia", nil))
+  raises({ prefix .. "world_count is 2 but the batch has 1 worlds" }, batch.upload_scene, batch,
+         (function()
+           local scene = one_box()
+           scene.world_count, scene.world_body_count, scene.gravity = 2, { 1, 0 }, { 0, 0, -9.81, 0, 0, -9.81 }
+           scene.world_contact_count = { 1, 0 }
+           return scene
+         end)())
+end)
+
+test("scene readers: Steel's no-data and buffer-size messages; a failed upload changes nothing", function()
+  local batch <close> = steel.batch()
+  batch:upload_scene(one_box())
+  for _, reader in ipairs(scene_readers) do
+    raises({ "steel_batch_read_" .. reader .. ": the batch has not been solved since its last upload", "[no data]" },
+           batch[reader], batch)
+  end
+  batch:solve()
+  local before = batch:contact_impulses()
+  raises({ "steel_batch_read_contact_impulses: capacity 5 is smaller than the 6 values to write",
+           "[buffer too small]" }, batch.contact_impulses, batch, steel.buffer(5))
+  raises({ "steel_batch_read_body_poses: capacity 0 is smaller than the 7 values" }, batch.body_poses, batch,
+         steel.buffer(0))
+  raises({ "float64 steel.buffer or nil expected" }, batch.joint_velocities, batch, steel.buffer(6, "int32"))
+  local bad = one_box()
+  bad.body_mass = { 0 }
+  raises({ "body_mass = 0 must be finite and > 0" }, batch.upload_scene, batch, bad)
+  bad.body_com = { 0 }
+  raises({ "scene.body_com has 1 values" }, batch.upload_scene, batch, bad)
+  same(batch:contact_impulses(), before, "the last scene results stay readable")
+  batch:upload_rows(one_contact())
+  batch:solve()
+  for _, reader in ipairs(scene_readers) do
+    raises({ "steel_batch_read_" .. reader .. ": the batch's rows were uploaded as rows, not as a scene",
+             "[no data]" }, batch[reader], batch)
+  end
 end)
 
 checks.finish()
