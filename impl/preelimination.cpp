@@ -1,5 +1,6 @@
 #include "preelimination.hpp"
 
+#include "dense_cholesky.hpp"
 #include "row_update.hpp"
 
 #include <algorithm>
@@ -8,35 +9,6 @@
 namespace steel {
 
 namespace {
-
-// In-place Cholesky of a b x b SPD matrix (lower factor); false if not positive definite.
-template <class Real> bool cholesky_in_place(Real* s, uint32_t b) {
-    for (uint32_t j = 0; j < b; ++j) {
-        Real diagonal = s[size_t(j) * b + j];
-        for (uint32_t k = 0; k < j; ++k) diagonal -= s[size_t(j) * b + k] * s[size_t(j) * b + k];
-        if (!(diagonal > 0) || !std::isfinite(diagonal)) return false;
-        const Real root = std::sqrt(diagonal);
-        s[size_t(j) * b + j] = root;
-        for (uint32_t i = j + 1; i < b; ++i) {
-            Real sum = s[size_t(i) * b + j];
-            for (uint32_t k = 0; k < j; ++k) sum -= s[size_t(i) * b + k] * s[size_t(j) * b + k];
-            s[size_t(i) * b + j] = sum / root;
-        }
-    }
-    return true;
-}
-
-// x := S^-1 x with S's Cholesky factor.
-template <class Real> void cholesky_solve_in_place(const Real* l, uint32_t b, Real* x) {
-    for (uint32_t i = 0; i < b; ++i) {
-        for (uint32_t k = 0; k < i; ++k) x[i] -= l[size_t(i) * b + k] * x[k];
-        x[i] /= l[size_t(i) * b + i];
-    }
-    for (uint32_t i = b; i-- > 0;) {
-        for (uint32_t k = i + 1; k < b; ++k) x[i] -= l[size_t(k) * b + i] * x[k];
-        x[i] /= l[size_t(i) * b + i];
-    }
-}
 
 template <class Real> Real dense_dot(const Real* a, const Real* b, uint32_t n) {
     Real sum = 0;
@@ -104,7 +76,7 @@ bool build_preeliminated_world(const WorldRows<Real>& rows, Real cfm, Preelimina
     }
     const Real r = std::max(cfm, elimination_floor<Real>() * largest_diagonal);
     for (uint32_t q = 0; q < b; ++q) s[size_t(q) * b + q] += r;
-    if (!cholesky_in_place(s, b)) return false;
+    if (!cholesky_factor_in_place(s, b)) return false;
 
     // v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B).
     Real* z = ws.solved.data();

@@ -1,5 +1,6 @@
 #include "scene_rows.hpp"
 
+#include "../dense_cholesky.hpp"
 #include "../error.hpp"
 
 #include <algorithm>
@@ -45,33 +46,9 @@ template <class Place> Pose pose(const double* p, const Place& place, const char
     return {vec3(p), quat(p + 3, place, field)};
 }
 
-// Dense Cholesky of an n x n SPD matrix in place; false if not positive definite.
-bool cholesky(std::vector<double>& a, uint32_t n) {
-    for (uint32_t j = 0; j < n; ++j) {
-        double diagonal = a[size_t(j) * n + j];
-        for (uint32_t k = 0; k < j; ++k) diagonal -= a[size_t(j) * n + k] * a[size_t(j) * n + k];
-        if (!(diagonal > 0)) return false;
-        const double root = std::sqrt(diagonal);
-        a[size_t(j) * n + j] = root;
-        for (uint32_t i = j + 1; i < n; ++i) {
-            double sum = a[size_t(i) * n + j];
-            for (uint32_t k = 0; k < j; ++k) sum -= a[size_t(i) * n + k] * a[size_t(j) * n + k];
-            a[size_t(i) * n + j] = sum / root;
-        }
-    }
-    return true;
-}
+bool cholesky(std::vector<double>& a, uint32_t n) { return cholesky_factor_in_place(a.data(), n); }
 
-void cholesky_solve(const std::vector<double>& l, uint32_t n, double* x) {
-    for (uint32_t i = 0; i < n; ++i) {
-        for (uint32_t k = 0; k < i; ++k) x[i] -= l[size_t(i) * n + k] * x[k];
-        x[i] /= l[size_t(i) * n + i];
-    }
-    for (uint32_t i = n; i-- > 0;) {
-        for (uint32_t k = i + 1; k < n; ++k) x[i] -= l[size_t(k) * n + i] * x[k];
-        x[i] /= l[size_t(i) * n + i];
-    }
-}
+void cholesky_solve(const std::vector<double>& l, uint32_t n, double* x) { cholesky_solve_in_place(l.data(), n, x); }
 
 // Per articulation of the world being built.
 struct Built {
