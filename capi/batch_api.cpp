@@ -161,18 +161,7 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
         const steel_rows_desc rows = read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
-        std::visit(
-            [&](auto& state) {
-                using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
-                auto fresh = build_row_set<Real>(rows, b.desc.world_count, b.options.cfm, b.options.contact_regularization);
-                // Only now, with everything valid and allocated, does the batch change.
-                state.rows = std::move(fresh);
-                state.has_rows = true;
-                state.solved = false;
-                state.results = {};
-                state.stats.clear();
-            },
-            b.state);
+        replace_rows(b, rows);
         b.scene.reset();
     });
 }

@@ -3,7 +3,6 @@
 
 #include "../impl/batch.hpp"
 #include "../impl/handle_registry.hpp"
-#include "../impl/rows_upload.hpp"
 #include "../impl/scene/scene_rows.hpp"
 
 #include <cstring>
@@ -82,17 +81,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         auto record = std::make_unique<scene::SceneRecord>();
         const scene::BuiltRows built = scene::build_scene_rows(desc, b.desc.world_count, *record);
         const steel_rows_desc rows = built.desc();
-        std::visit(
-            [&](auto& state) {
-                using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
-                auto fresh = build_row_set<Real>(rows, b.desc.world_count, b.options.cfm, b.options.contact_regularization);
-                state.rows = std::move(fresh);
-                state.has_rows = true;
-                state.solved = false;
-                state.results = {};
-                state.stats.clear();
-            },
-            b.state);
+        replace_rows(b, rows);
         b.scene = std::move(record);
     });
 }

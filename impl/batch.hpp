@@ -41,6 +41,11 @@ struct Batch {
     std::string capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
 };
 
+// Validates `rows` in full against the batch's world count and options and, only if all of it
+// is valid, replaces the batch's rows and clears its results. Throws steel::Error otherwise,
+// leaving the batch as it was. (The caller keeps or drops batch.scene.)
+void replace_rows(Batch& batch, const steel_rows_desc& rows);
+
 // Solves every world of the batch with its options on the CPU backend.
 void solve_batch_on_cpu(Batch& batch);
 

@@ -13,14 +13,6 @@
 
 namespace steel {
 
-Batch::Batch(const steel_batch_desc& desc_in, const steel_solve_options& options_in)
-    : desc(desc_in), options(options_in), pool(desc_in.thread_count) {
-    if (desc.precision == STEEL_PRECISION_FLOAT32)
-        state.emplace<BatchState<float>>();
-    else
-        state.emplace<BatchState<double>>();
-}
-
 namespace {
 
 template <class Real> bool all_finite(const Real* values, uint32_t count) {

@@ -1,0 +1,31 @@
+#include "batch.hpp"
+
+#include "rows_upload.hpp"
+
+namespace steel {
+
+Batch::Batch(const steel_batch_desc& desc_in, const steel_solve_options& options_in)
+    : desc(desc_in), options(options_in), pool(desc_in.thread_count) {
+    if (desc.precision == STEEL_PRECISION_FLOAT32)
+        state.emplace<BatchState<float>>();
+    else
+        state.emplace<BatchState<double>>();
+}
+
+void replace_rows(Batch& batch, const steel_rows_desc& rows) {
+    std::visit(
+        [&](auto& state) {
+            using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
+            auto fresh = build_row_set<Real>(rows, batch.desc.world_count, batch.options.cfm,
+                                             batch.options.contact_regularization);
+            // Only now, with everything valid and allocated, does the batch change.
+            state.rows = std::move(fresh);
+            state.has_rows = true;
+            state.solved = false;
+            state.results = {};
+            state.stats.clear();
+        },
+        batch.state);
+}
+
+} // namespace steel
