@@ -70,58 +70,6 @@ Outcome measure(const scenes::RowsBuilder& builder, const Variant& variant, doub
     return {stats.sweeps, (stats.flags & STEEL_WORLD_CONVERGED) != 0, elapsed / solves * 1e6};
 }
 
-// The closed loop of bodies from tests/test_preelimination.cpp: `links` bodies of 3 DOFs joined
-// in a ring by bilateral rows, every other one pressed on the ground with a limit row.
-void add_loop_world(scenes::RowsBuilder& builder, std::mt19937_64& rng, uint32_t links) {
-    const uint32_t dofs = 3;
-    std::vector<std::vector<double>> factors(links, std::vector<double>(dofs * dofs));
-    for (auto& factor : factors) {
-        std::vector<double> b(dofs * dofs);
-        for (double& value : b) value = scenes::normal01(rng);
-        for (uint32_t i = 0; i < dofs; ++i)
-            for (uint32_t j = 0; j < dofs; ++j) {
-                double sum = i == j ? 1.0 : 0.0;
-                for (uint32_t k = 0; k < dofs; ++k) sum += b[i * dofs + k] * b[j * dofs + k];
-                factor[i * dofs + j] = sum;
-            }
-        scenes::cholesky_factor(factor, dofs);
-    }
-    const auto block = [&](uint32_t body) {
-        scenes::Block result;
-        result.offset = body * dofs;
-        result.jacobian.resize(dofs);
-        for (double& value : result.jacobian) value = scenes::normal01(rng);
-        result.response = result.jacobian;
-        scenes::cholesky_solve(factors[body], dofs, result.response);
-        return result;
-    };
-    std::vector<double> v_hat(links * dofs);
-    for (double& value : v_hat) value = scenes::normal01(rng);
-    builder.begin_world(v_hat);
-    for (uint32_t k = 0; k < links; ++k) {
-        scenes::Row row;
-        row.blocks[0] = block(k);
-        row.blocks[1] = block((k + 1) % links);
-        if (row.blocks[0].offset > row.blocks[1].offset) std::swap(row.blocks[0], row.blocks[1]);
-        row.bias = 0.1 * scenes::normal01(rng);
-        builder.add_row(row);
-    }
-    for (uint32_t k = 0; k < links; k += 2) {
-        scenes::Row normal;
-        normal.kind = STEEL_ROW_CONTACT_NORMAL;
-        normal.blocks[0] = block(k);
-        normal.bias = -1.0;
-        builder.add_row(normal);
-        scenes::Row limit;
-        limit.kind = STEEL_ROW_BOUNDED;
-        limit.lower = -0.5;
-        limit.upper = 0.5;
-        limit.blocks[0] = block(k);
-        limit.bias = 0.3 * scenes::normal01(rng);
-        builder.add_row(limit);
-    }
-}
-
 void print_row(const std::string& name, const std::vector<Outcome>& outcomes) {
     std::printf("| %s |", name.c_str());
     for (const Outcome& o : outcomes) {
@@ -170,7 +118,7 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(8);
     for (uint32_t links : {3u, 4u, 6u, 8u, 12u, 24u}) {
         scenes::RowsBuilder builder;
-        add_loop_world(builder, rng, links);
+        scenes::add_loop_world(builder, rng, links);
         std::vector<Outcome> outcomes;
         for (const Variant& variant : loop_variants)
             outcomes.push_back(measure(builder, variant, relative, max_sweeps, min_seconds));

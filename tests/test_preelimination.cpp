@@ -7,61 +7,6 @@
 
 namespace {
 
-// A closed loop of `links` bodies (3 DOFs each, random SPD mass) joined by bilateral rows, every
-// other body pressed onto the ground by a contact normal and held by a bounded (limit) row. No
-// friction here: box friction makes the problem non-symmetric, and projected Gauss-Seidel may
-// then cycle instead of converging, with or without pre-elimination.
-void add_loop_world(scenes::RowsBuilder& builder, std::mt19937_64& rng, uint32_t links) {
-    const uint32_t dofs = 3;
-    std::vector<std::vector<double>> factors(links);
-    for (auto& factor : factors) {
-        factor.assign(dofs * dofs, 0.0);
-        std::vector<double> b(dofs * dofs);
-        for (double& value : b) value = scenes::normal01(rng);
-        for (uint32_t i = 0; i < dofs; ++i)
-            for (uint32_t j = 0; j < dofs; ++j) {
-                double sum = i == j ? 1.0 : 0.0;
-                for (uint32_t k = 0; k < dofs; ++k) sum += b[i * dofs + k] * b[j * dofs + k];
-                factor[i * dofs + j] = sum;
-            }
-        REQUIRE(scenes::cholesky_factor(factor, dofs));
-    }
-    const auto block = [&](uint32_t body) {
-        scenes::Block result;
-        result.offset = body * dofs;
-        result.jacobian.resize(dofs);
-        for (double& value : result.jacobian) value = scenes::normal01(rng);
-        result.response = result.jacobian;
-        scenes::cholesky_solve(factors[body], dofs, result.response);
-        return result;
-    };
-    std::vector<double> v_hat(links * dofs);
-    for (double& value : v_hat) value = scenes::normal01(rng);
-    builder.begin_world(v_hat);
-    for (uint32_t k = 0; k < links; ++k) { // chain rows, the last one closing the loop
-        scenes::Row row;
-        row.blocks[0] = block(k);
-        row.blocks[1] = block((k + 1) % links);
-        if (row.blocks[0].offset > row.blocks[1].offset) std::swap(row.blocks[0], row.blocks[1]);
-        row.bias = 0.1 * scenes::normal01(rng);
-        builder.add_row(row);
-    }
-    for (uint32_t k = 0; k < links; k += 2) {
-        scenes::Row normal;
-        normal.kind = STEEL_ROW_CONTACT_NORMAL;
-        normal.blocks[0] = block(k);
-        normal.bias = -1.0; // pressed in: the contact must push
-        builder.add_row(normal);
-        scenes::Row limit;
-        limit.kind = STEEL_ROW_BOUNDED;
-        limit.lower = -0.5;
-        limit.upper = 0.5;
-        limit.blocks[0] = block(k);
-        limit.bias = 0.3 * scenes::normal01(rng);
-        builder.add_row(limit);
-    }
-}
-
 test::Solved solve_with(const scenes::RowsBuilder& builder, bool preeliminate, uint32_t iterations, double tolerance,
                         double cfm = 0) {
     test::SolveSetup setup;
@@ -85,7 +30,7 @@ test::Solved solve_with(const scenes::RowsBuilder& builder, bool preeliminate, u
 TEST_CASE("pre-elimination converges to the same impulses as sweeping bilateral rows, in far fewer sweeps") {
     std::mt19937_64 rng(8);
     scenes::RowsBuilder builder;
-    for (uint32_t links : {3u, 4u, 6u, 8u, 12u}) add_loop_world(builder, rng, links);
+    for (uint32_t links : {3u, 4u, 6u, 8u, 12u}) scenes::add_loop_world(builder, rng, links);
     const test::Solved swept = solve_with(builder, false, 2000000, 1e-13);
     const test::Solved eliminated = solve_with(builder, true, 2000000, 1e-13);
     for (uint32_t w = 0; w < builder.world_count(); ++w) {
@@ -106,7 +51,7 @@ TEST_CASE("pre-elimination converges to the same impulses as sweeping bilateral 
 TEST_CASE("pre-elimination works on both paths and with momentum") {
     std::mt19937_64 rng(9);
     scenes::RowsBuilder builder;
-    add_loop_world(builder, rng, 5);
+    scenes::add_loop_world(builder, rng, 5);
     const test::Solved reference = solve_with(builder, true, 100000, 1e-13);
     for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE})
         for (uint32_t momentum : {0u, 1u}) {

@@ -254,32 +254,11 @@ TEST_CASE("a pendulum stops at its joint limit without gaining energy") {
 }
 
 TEST_CASE("a four-bar linkage keeps its loop closed") {
-    // Ground - crank - coupler - rocker, all revolute about y, the rocker's tip connected back to
-    // a fixed ground pivot.
+    // Ground - crank - coupler - rocker (examples/scenes/robot_scenes.cpp), the rocker's tip
+    // connected back to its ground pivot.
     SceneBuilder builder;
     builder.begin_world();
-    const auto bar = [](int32_t parent, double length, scenes::Vec3 at, double angle) {
-        BodySpec b;
-        b.mass = 1.0;
-        b.com = {length / 2, 0, 0};
-        b.inertia_diagonal = {1e-3, length * length / 12, length * length / 12};
-        b.joint = STEEL_JOINT_REVOLUTE;
-        b.parent = parent;
-        b.axis = {0, 1, 0};
-        b.parent_frame.position = at;
-        b.q = {angle};
-        b.qd = {0};
-        return b;
-    };
-    // Crank 1, coupler 2, rocker 1.5, not a parallelogram (its loop equation is not linear in
-    // the angles). Angles are relative; a bar at summed angle a points along (cos a, 0, -sin a).
-    // Crank raised 60 degrees, coupler level, rocker down to the ground pivot it reaches.
-    const double beta = std::asin(std::sin(M_PI / 3) / 1.5);
-    const double pivot = 0.5 + 2.0 + 1.5 * std::cos(beta);
-    builder.add_body(bar(-1, 1.0, {0, 0, 0}, -M_PI / 3));
-    builder.add_body(bar(0, 2.0, {1.0, 0, 0}, M_PI / 3));
-    builder.add_body(bar(1, 1.5, {2.0, 0, 0}, beta));
-    builder.add_connect(2, {1.5, 0, 0}, -1, {pivot, 0, 0});
+    const double pivot = scenes::add_four_bar(builder);
     std::vector<double> q = builder.position, qd = builder.velocity;
     double worst = 0;
     for (uint32_t step_index = 0; step_index < 300; ++step_index) {

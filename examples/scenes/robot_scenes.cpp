@@ -125,7 +125,7 @@ void add_legged_robot(SceneBuilder& builder) {
         }
 }
 
-void add_four_bar(SceneBuilder& builder) {
+double add_four_bar(SceneBuilder& builder) {
     const auto bar = [](int32_t parent, double length, Vec3 at, double angle) {
         BodySpec b;
         b.mass = 1.0;
@@ -145,6 +145,7 @@ void add_four_bar(SceneBuilder& builder) {
     const int32_t coupler = builder.add_body(bar(crank, 2.0, {1.0, 0, 0}, M_PI / 3));
     const int32_t rocker = builder.add_body(bar(coupler, 1.5, {2.0, 0, 0}, beta));
     builder.add_connect(rocker, {1.5, 0, 0}, -1, {pivot, 0, 0});
+    return pivot;
 }
 
 } // namespace scenes

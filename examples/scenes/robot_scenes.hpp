@@ -30,7 +30,9 @@ ArmWithBox add_arm_with_box(SceneBuilder& builder, double friction, double squee
 // drives), each foot touching the ground.
 void add_legged_robot(SceneBuilder& builder);
 
-// Crank 1, coupler 2, rocker 1.5 on ground pivots, revolute about y, closed by a connect.
-void add_four_bar(SceneBuilder& builder);
+// Crank 1, coupler 2, rocker 1.5 on ground pivots, revolute about y, closed by a connect (not a
+// parallelogram: its loop equation is not linear in the angles). Bars at summed angle a point
+// along (cos a, 0, -sin a). Returns the x of the rocker's ground pivot (the crank's is 0).
+double add_four_bar(SceneBuilder& builder);
 
 } // namespace scenes

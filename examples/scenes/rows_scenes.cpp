@@ -152,4 +152,59 @@ void add_random_world(RowsBuilder& builder, std::mt19937_64& rng, const RandomWo
     }
 }
 
+// A closed loop of `links` bodies (3 DOFs each, random SPD mass) joined by bilateral rows, every
+// other body pressed onto the ground by a contact normal and held by a bounded (limit) row. No
+// friction here: box friction makes the problem non-symmetric, and projected Gauss-Seidel may
+// then cycle instead of converging, with or without pre-elimination.
+void add_loop_world(RowsBuilder& builder, std::mt19937_64& rng, uint32_t links) {
+    const uint32_t dofs = 3;
+    std::vector<std::vector<double>> factors(links);
+    for (auto& factor : factors) {
+        factor.assign(dofs * dofs, 0.0);
+        std::vector<double> b(dofs * dofs);
+        for (double& value : b) value = normal01(rng);
+        for (uint32_t i = 0; i < dofs; ++i)
+            for (uint32_t j = 0; j < dofs; ++j) {
+                double sum = i == j ? 1.0 : 0.0;
+                for (uint32_t k = 0; k < dofs; ++k) sum += b[i * dofs + k] * b[j * dofs + k];
+                factor[i * dofs + j] = sum;
+            }
+        if (!cholesky_factor(factor, dofs)) throw std::logic_error("random H is not SPD");
+    }
+    const auto block = [&](uint32_t body) {
+        Block result;
+        result.offset = body * dofs;
+        result.jacobian.resize(dofs);
+        for (double& value : result.jacobian) value = normal01(rng);
+        result.response = result.jacobian;
+        cholesky_solve(factors[body], dofs, result.response);
+        return result;
+    };
+    std::vector<double> v_hat(links * dofs);
+    for (double& value : v_hat) value = normal01(rng);
+    builder.begin_world(v_hat);
+    for (uint32_t k = 0; k < links; ++k) { // chain rows, the last one closing the loop
+        Row row;
+        row.blocks[0] = block(k);
+        row.blocks[1] = block((k + 1) % links);
+        if (row.blocks[0].offset > row.blocks[1].offset) std::swap(row.blocks[0], row.blocks[1]);
+        row.bias = 0.1 * normal01(rng);
+        builder.add_row(row);
+    }
+    for (uint32_t k = 0; k < links; k += 2) {
+        Row normal;
+        normal.kind = STEEL_ROW_CONTACT_NORMAL;
+        normal.blocks[0] = block(k);
+        normal.bias = -1.0; // pressed in: the contact must push
+        builder.add_row(normal);
+        Row limit;
+        limit.kind = STEEL_ROW_BOUNDED;
+        limit.lower = -0.5;
+        limit.upper = 0.5;
+        limit.blocks[0] = block(k);
+        limit.bias = 0.3 * normal01(rng);
+        builder.add_row(limit);
+    }
+}
+
 } // namespace scenes

@@ -43,6 +43,11 @@ struct RandomWorldSpec {
 // std::*_distribution, whose output is implementation-defined).
 void add_random_world(RowsBuilder& builder, std::mt19937_64& rng, const RandomWorldSpec& spec);
 
+// A closed loop of `links` bodies (3 DOFs each, random SPD mass) joined in a ring by bilateral
+// rows, every other body pressed on the ground by a contact normal and held by a bounded row:
+// the worlds where bilateral pre-elimination applies (tests and bench_convergence).
+void add_loop_world(RowsBuilder& builder, std::mt19937_64& rng, uint32_t links);
+
 // Uniform in [0, 1) and standard normal, from 64-bit engine draws.
 double uniform01(std::mt19937_64& rng);
 double normal01(std::mt19937_64& rng);
