@@ -81,9 +81,12 @@ template <class Real> void compute_cone_cross_terms(RowSet<Real>& set) {
             set.cone_cross_10[r] = row_dot(rows, i + 1, rows.jacobian, column.data());
             const Real a00 = set.jy[r] + set.regularization[r], a11 = set.jy[r + 1] + set.regularization[r + 1];
             const Real det = a00 * a11 - set.cone_cross_01[r] * set.cone_cross_10[r];
-            if (!(a00 > 0) || !(det > 0) || !std::isfinite(det))
+            // Relative: tangents a hair from parallel give a determinant of rounding size, and
+            // every block step would amplify rounding by its inverse (found by fuzz_paths_agree).
+            const Real relative_floor = sizeof(Real) == 4 ? Real(1e-5) : Real(1e-12);
+            if (!(a00 > 0) || !(det > relative_floor * a00 * a11) || !std::isfinite(det))
                 bad(format("%s: the FRICTION_CONE pair's 2x2 block of A has determinant %g; it must be positive "
-                           "definite (are the two tangent rows parallel?)",
+                           "definite and not nearly singular (are the two tangent rows parallel?)",
                            row_place(w, i, r).c_str(), double(det)));
             ++i;
         }
@@ -139,8 +142,13 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
             });
         }
 
-    set.block_offset.assign(desc.block_offset, desc.block_offset + 2 * total_rows);
     set.block_length.assign(desc.block_length, desc.block_length + 2 * total_rows);
+    // An unused block (length 0) may carry any offset in the upload; store 0 so the kernels never
+    // form a pointer outside the world's arrays (x + offset is computed before the length is
+    // looked at). Found by fuzz/fuzz_solve_rows.
+    set.block_offset.resize(2 * total_rows);
+    for (uint64_t k = 0; k < 2 * total_rows; ++k)
+        set.block_offset[k] = desc.block_length[k] > 0 ? desc.block_offset[k] : 0;
     set.value_offset.resize(total_rows + 1);
     set.bias.resize(total_rows);
     set.kind.resize(total_rows);

@@ -128,5 +128,26 @@ TEST_CASE("cone rows must come in matching consecutive pairs") {
     rows = parallel.desc();
     CHECK(steel_batch_upload_rows(batch, &rows) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(std::string(steel_last_error_message()).find("determinant") != std::string::npos);
+    // Nearly parallel (1e-7 rad apart) is refused too: the block would amplify rounding ~1e14.
+    scenes::RowsBuilder nearly = builder;
+    nearly.block_length[2 * 2] = 2;
+    nearly.block_offset[2 * 2] = 0;
+    nearly.jacobian.clear();
+    nearly.response.clear();
+    for (size_t r = 0; r < 3; ++r) {
+        const double angle = r == 2 ? 1e-7 : 0.0;
+        const std::vector<double> j = r == 0 ? std::vector<double>{1.0} : std::vector<double>{std::cos(angle), std::sin(angle)};
+        for (double value : j) {
+            nearly.jacobian.push_back(value);
+            nearly.response.push_back(value / kMass);
+        }
+    }
+    nearly.block_length[2 * 0] = 1;
+    nearly.block_offset[2 * 0] = 2;
+    nearly.block_length[2 * 1] = 2;
+    nearly.block_offset[2 * 1] = 0;
+    rows = nearly.desc();
+    CHECK(steel_batch_upload_rows(batch, &rows) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(steel_last_error_message()).find("nearly singular") != std::string::npos);
     steel_batch_destroy(batch);
 }

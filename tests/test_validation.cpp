@@ -302,3 +302,36 @@ TEST_CASE("versioned structs: too small is refused, a newer one with a zero tail
     rows.struct_size = 4;
     CHECK(steel_batch_upload_rows(f.batch, &rows) == STEEL_ERROR_STRUCT_VERSION);
 }
+
+TEST_CASE("an unused block may carry any offset, even in a world without DOFs") {
+    // Found by fuzz_solve_rows: a length-0 block's offset is never range-checked, so it must never
+    // be used to form a pointer either.
+    const uint32_t dofs = 0, rows = 1;
+    const uint32_t offsets[2] = {5, 1000000}, lengths[2] = {0, 0};
+    const double bias = 1.0;
+    const int32_t kind = STEEL_ROW_BILATERAL;
+    steel_rows_desc desc;
+    steel_rows_desc_default(&desc);
+    desc.world_count = 1;
+    desc.world_dof_counts = &dofs;
+    desc.world_row_counts = &rows;
+    desc.block_offset = offsets;
+    desc.block_length = lengths;
+    desc.bias = &bias;
+    desc.kind = &kind;
+    steel_batch_desc batch_desc;
+    steel_batch_desc_default(&batch_desc);
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &batch_desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.cfm = 1.0;
+    options.iterations = 1;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_rows(batch, &desc));
+    REQUIRE_OK(steel_batch_solve(batch));
+    double impulse = 0;
+    REQUIRE_OK(steel_batch_read_impulses(batch, &impulse, 1, nullptr));
+    CHECK(impulse == -1.0); // -(0 + b) / cfm
+    steel_batch_destroy(batch);
+}
