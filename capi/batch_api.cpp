@@ -1,9 +1,11 @@
 // The batch functions of steel.h: check, convert, forward, catch. No solver logic here.
 #include "boundary.hpp"
+#include "batch_checks.hpp"
 
 #include "../impl/batch.hpp"
 #include "../impl/handle_registry.hpp"
 #include "../impl/rows_upload.hpp"
+#include "../impl/snapshot/capture.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -44,29 +46,6 @@ steel_rows_desc default_rows() {
     return rows;
 }
 
-void check_options(const steel_solve_options& options, const char* where) {
-    auto bad = [&](const std::string& what) {
-        fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + what);
-    };
-    if (options.iterations < 1) bad("iterations = 0; at least one sweep is needed");
-    if (!std::isfinite(options.tolerance) || options.tolerance < 0)
-        bad(format("tolerance = %g must be finite and >= 0", options.tolerance));
-    if (!std::isfinite(options.cfm) || options.cfm < 0)
-        bad(format("cfm = %g must be finite and >= 0", options.cfm));
-    if (options.path < STEEL_PATH_AUTO || options.path > STEEL_PATH_DENSE)
-        bad(format("path = %d is not a STEEL_PATH_* value", options.path));
-    if (options.warm_start > 1) bad(format("warm_start = %u must be 0 or 1", options.warm_start));
-    if (!std::isfinite(options.contact_regularization) || options.contact_regularization < 0)
-        bad(format("contact_regularization = %g must be finite and >= 0", options.contact_regularization));
-    if (options.nesterov_momentum > 1)
-        bad(format("nesterov_momentum = %u must be 0 or 1", options.nesterov_momentum));
-    if (options.enable_bilateral_preelimination > 1)
-        bad(format("enable_bilateral_preelimination = %u must be 0 or 1", options.enable_bilateral_preelimination));
-    if (options.record_residual_history > 1)
-        bad(format("record_residual_history = %u must be 0 or 1", options.record_residual_history));
-    if (options.reserved0 != 0) bad(format("reserved0 = %u must be 0", options.reserved0));
-}
-
 template <class Member>
 steel_status read_vector(steel_batch batch, const char* where, double* out, uint64_t capacity, uint64_t* out_count,
                          Member member) {
@@ -97,6 +76,64 @@ steel_status read_vector(steel_batch batch, const char* where, double* out, uint
 
 } // namespace
 
+// The checks shared with the snapshot loader (batch_checks.hpp).
+namespace steel {
+
+steel_batch_desc checked_batch_desc(const steel_batch_desc& desc_in, const char* where) {
+    steel_batch_desc desc = desc_in;
+    if (desc.backend == STEEL_BACKEND_CUDA)
+        fail(STEEL_ERROR_UNSUPPORTED, format("%s: this build of Steel has no CUDA backend", where));
+    if (desc.backend != STEEL_BACKEND_CPU)
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: backend = %d is not a STEEL_BACKEND_* value", where,
+                                                  desc.backend));
+    if (desc.precision != STEEL_PRECISION_FLOAT32 && desc.precision != STEEL_PRECISION_FLOAT64)
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("%s: precision = %d is not a STEEL_PRECISION_* value", where, desc.precision));
+    if (desc.world_count == 0) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: world_count is 0", where));
+    if (desc.reserved0 != 0)
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: reserved0 = %u must be 0", where, desc.reserved0));
+    if (desc.thread_count > kMaxThreads)
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("%s: thread_count = %u is above the limit of %u", where, desc.thread_count, kMaxThreads));
+    if (desc.thread_count == 0) desc.thread_count = std::max(1u, std::thread::hardware_concurrency());
+    return desc;
+}
+
+void check_options(const steel_solve_options& options, const char* where) {
+    auto bad = [&](const std::string& what) {
+        fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + what);
+    };
+    if (options.iterations < 1) bad("iterations = 0; at least one sweep is needed");
+    if (!std::isfinite(options.tolerance) || options.tolerance < 0)
+        bad(format("tolerance = %g must be finite and >= 0", options.tolerance));
+    if (!std::isfinite(options.cfm) || options.cfm < 0)
+        bad(format("cfm = %g must be finite and >= 0", options.cfm));
+    if (options.path < STEEL_PATH_AUTO || options.path > STEEL_PATH_DENSE)
+        bad(format("path = %d is not a STEEL_PATH_* value", options.path));
+    if (options.warm_start > 1) bad(format("warm_start = %u must be 0 or 1", options.warm_start));
+    if (!std::isfinite(options.contact_regularization) || options.contact_regularization < 0)
+        bad(format("contact_regularization = %g must be finite and >= 0", options.contact_regularization));
+    if (options.nesterov_momentum > 1)
+        bad(format("nesterov_momentum = %u must be 0 or 1", options.nesterov_momentum));
+    if (options.enable_bilateral_preelimination > 1)
+        bad(format("enable_bilateral_preelimination = %u must be 0 or 1", options.enable_bilateral_preelimination));
+    if (options.record_residual_history > 1)
+        bad(format("record_residual_history = %u must be 0 or 1", options.record_residual_history));
+    if (options.reserved0 != 0) bad(format("reserved0 = %u must be 0", options.reserved0));
+}
+
+void set_batch_options(Batch& b, const steel_solve_options& options, const char* where) {
+    check_options(options, where);
+    std::visit(
+        [&](auto& state) {
+            if (state.has_rows) check_denominators(state.rows, options.cfm, options.contact_regularization, where);
+        },
+        b.state);
+    b.options = options;
+}
+
+} // namespace steel
+
 extern "C" {
 
 void steel_batch_desc_default(steel_batch_desc* out) {
@@ -120,23 +157,10 @@ steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* de
             fail(STEEL_ERROR_ABI_MISMATCH,
                  format("%s: the caller's header has ABI version %u but this library (Steel %s) has %u", where,
                         abi_version, steel_version(), STEEL_ABI_VERSION));
-        steel_batch_desc desc = read_versioned(desc_in, default_desc(), where, "steel_batch_desc");
-        if (desc.backend == STEEL_BACKEND_CUDA)
-            fail(STEEL_ERROR_UNSUPPORTED, format("%s: this build of Steel has no CUDA backend", where));
-        if (desc.backend != STEEL_BACKEND_CPU)
-            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: backend = %d is not a STEEL_BACKEND_* value", where,
-                                                      desc.backend));
-        if (desc.precision != STEEL_PRECISION_FLOAT32 && desc.precision != STEEL_PRECISION_FLOAT64)
-            fail(STEEL_ERROR_INVALID_ARGUMENT,
-                 format("%s: precision = %d is not a STEEL_PRECISION_* value", where, desc.precision));
-        if (desc.world_count == 0) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: world_count is 0", where));
-        if (desc.reserved0 != 0)
-            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: reserved0 = %u must be 0", where, desc.reserved0));
-        if (desc.thread_count > kMaxThreads)
-            fail(STEEL_ERROR_INVALID_ARGUMENT,
-                 format("%s: thread_count = %u is above the limit of %u", where, desc.thread_count, kMaxThreads));
-        if (desc.thread_count == 0) desc.thread_count = std::max(1u, std::thread::hardware_concurrency());
+        const steel_batch_desc desc =
+            checked_batch_desc(read_versioned(desc_in, default_desc(), where, "steel_batch_desc"), where);
         out->id = register_batch(std::make_unique<Batch>(desc, default_options()));
+        snapshot::capture_from_environment(lookup_batch(out->id, where)); // STEEL_CAPTURE; never fails
     });
 }
 
@@ -170,15 +194,7 @@ steel_status steel_batch_set_options(steel_batch batch, const steel_solve_option
     constexpr const char* where = "steel_batch_set_options";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        const steel_solve_options options = read_versioned(options_in, default_options(), where, "steel_solve_options");
-        check_options(options, where);
-        std::visit(
-            [&](auto& state) {
-                if (state.has_rows)
-                    check_denominators(state.rows, options.cfm, options.contact_regularization, where);
-            },
-            b.state);
-        b.options = options;
+        set_batch_options(b, read_versioned(options_in, default_options(), where, "steel_solve_options"), where);
     });
 }
 
@@ -205,6 +221,7 @@ steel_status steel_batch_solve(steel_batch batch) {
         const bool has_rows = std::visit([](auto& state) { return state.has_rows; }, b.state);
         if (!has_rows) fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded", where));
         solve_batch_on_cpu(b);
+        snapshot::capture_solve(b); // appends to the capture file, if any; never fails the solve
     });
 }
 

@@ -126,6 +126,7 @@ __attribute__((visibility("default"))) int luaopen_steel(lua_State* L) {
     luaL_newlib(L, module_functions);
     lua_pushinteger(L, (lua_Integer)STEEL_ABI_VERSION);
     lua_setfield(L, -2, "ABI_VERSION");
+    luaL_setfuncs(L, lsteel_snapshot_functions, 0);
     lsteel_open_buffer(L);
     lsteel_open_batch(L);
     return 1;

@@ -12,6 +12,7 @@
  *   lsteel_options.c  steel_solve_options <-> Lua tables, by SPEC name: THE one option table
  *   lsteel_batch.c    steel.batch: create, upload_rows, set_options, solve, read, close
  *   lsteel_scene.c    batch:upload_scene (steel_scene_desc from a Lua table) and the scene readers
+ *   lsteel_snapshot.c batch:save, save_string, set_capture; steel.load, load_string
  *
  * Memory rule: nothing here calls malloc. Every temporary array lives in a Lua userdata on the
  * stack, so a Lua error (a longjmp) in the middle of a conversion leaks nothing.
@@ -155,5 +156,15 @@ LSTEEL_INTERNAL int lsteel_read_vector(lua_State* L, lsteel_read_fn read);
 
 /* The scene methods of steel.batch (upload_scene and the scene readers), { NULL }-terminated. */
 LSTEEL_INTERNAL extern const luaL_Reg lsteel_scene_methods[];
+
+/* ---- lsteel_snapshot.c ---- */
+
+/* Batch methods save, save_string, set_capture; module functions load, load_string. */
+LSTEEL_INTERNAL extern const luaL_Reg lsteel_snapshot_methods[];
+LSTEEL_INTERNAL extern const luaL_Reg lsteel_snapshot_functions[];
+
+/* Pushes a new steel.batch userdata holding the null handle (closed), with its metatable, and
+ * returns where its handle lives: fill it once a create or load has succeeded. */
+LSTEEL_INTERNAL steel_batch* lsteel_push_closed_batch(lua_State* L);
 
 #endif /* LSTEEL_H */

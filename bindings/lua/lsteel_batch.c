@@ -17,9 +17,7 @@
  * are 0-based like in C. Results come back as Lua sequences, so impulses[1] is row 0.
  *
  * Scene mode's methods (upload_scene and its readers) live in lsteel_scene.c and are added to
- * the same method table; snapshots will join the same way, built like upload_rows: read the
- * table's fields with lsteel_read_array, check every length against the counts, fill the C desc,
- * call, LSTEEL_CHECK.
+ * the same method table, and so do the snapshot methods of lsteel_snapshot.c.
  */
 #include "lsteel.h"
 
@@ -91,13 +89,18 @@ static int batch_new(lua_State* L) {
         read_count_field(L, 1, "world_count", &desc.world_count);
         read_count_field(L, 1, "thread_count", &desc.thread_count);
     }
-    lua_batch* batch = (lua_batch*)lua_newuserdatauv(L, sizeof(lua_batch), 0);
-    batch->handle.id = 0; /* "closed" until the create succeeds */
-    luaL_setmetatable(L, LSTEEL_BATCH);
+    steel_batch* slot = lsteel_push_closed_batch(L);
     steel_batch handle = {0};
     LSTEEL_CHECK(L, steel_batch_create(STEEL_ABI_VERSION, &desc, &handle));
-    batch->handle = handle;
+    *slot = handle;
     return 1;
+}
+
+steel_batch* lsteel_push_closed_batch(lua_State* L) {
+    lua_batch* batch = (lua_batch*)lua_newuserdatauv(L, sizeof(lua_batch), 0);
+    batch->handle.id = 0; /* "closed" until a create or load succeeds */
+    luaL_setmetatable(L, LSTEEL_BATCH);
+    return &batch->handle;
 }
 
 /* batch:close(), __gc, __close: destroy once; later calls do nothing. */
@@ -440,6 +443,7 @@ void lsteel_open_batch(lua_State* L) {
     luaL_setfuncs(L, metamethods, 0);
     luaL_newlib(L, methods);
     luaL_setfuncs(L, lsteel_scene_methods, 0);
+    luaL_setfuncs(L, lsteel_snapshot_methods, 0);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     lua_pushcfunction(L, batch_new);

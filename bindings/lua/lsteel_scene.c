@@ -291,6 +291,9 @@ static int batch_limit_impulses(lua_State* L) { return lsteel_read_vector(L, ste
 static int batch_drive_impulses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_drive_impulses); }
 static int batch_body_velocities(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_body_velocities); }
 static int batch_body_poses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_body_poses); }
+static int batch_constraint_impulses(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_constraint_impulses);
+}
 static int batch_integrated_positions(lua_State* L) {
     return lsteel_read_vector(L, steel_batch_read_integrated_positions);
 }
@@ -302,5 +305,6 @@ const luaL_Reg lsteel_scene_methods[] = {{"upload_scene", batch_upload_scene},
                                          {"drive_impulses", batch_drive_impulses},
                                          {"body_velocities", batch_body_velocities},
                                          {"body_poses", batch_body_poses},
+                                         {"constraint_impulses", batch_constraint_impulses},
                                          {"integrated_positions", batch_integrated_positions},
                                          {NULL, NULL}};

@@ -288,6 +288,63 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
                                                     uint32_t* out_count);
 
 /* ---------------------------------------------------------------------------------------- */
+/* Snapshots and capture (docs/snapshots.md)                                                */
+
+/* A snapshot is one batch at one moment, as one FlatBuffers buffer (file identifier "STEL",
+ * file extension .steel): its desc, its options, its rows and, if it was solved since its last
+ * upload, the impulses, velocities, per-world statistics and residual history of that solve.
+ * Every number is stored as float64 (a float32 batch's values widen exactly). Loading a
+ * snapshot gives a new batch that solves to the same numbers as the original and, until then,
+ * reads the recorded outputs. */
+
+/* Writes the batch's snapshot to caller memory. Call it with out NULL to learn the size
+ * (*out_size), then with a buffer of at least that many bytes; the size stays the same while
+ * the batch is unchanged. out_size may be NULL when out is not.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (out and out_size both NULL), BUFFER_TOO_SMALL
+ * (capacity < size: nothing written, *out_size still set), OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capacity,
+                                               uint64_t* out_size);
+
+/* Writes the batch's snapshot to the file at path, replacing it. The bytes go to a temporary
+ * file beside it that is then renamed, so a failed save leaves an existing file as it was.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (path NULL, or the file cannot be written: the
+ * message gives the system's reason), OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path);
+
+/* Creates a batch from a snapshot of `size` bytes at data (read during the call; no alignment
+ * needed). abi_version must be STEEL_ABI_VERSION. Before anything is built it checks the size,
+ * the file identifier, the FlatBuffers verifier (with depth, table and size limits), the format
+ * version (a newer one is refused), the checksum (CRC-32: a damaged file is refused), every
+ * array's length against its counts, then the desc,
+ * options and rows with exactly the checks of steel_batch_create, steel_batch_set_options and
+ * steel_batch_upload_rows, and the recorded outputs (finite, one per row / DOF / world).
+ * The new batch has the snapshot's desc (thread_count included), options, rows and, if any,
+ * recorded results; capture is off (STEEL_CAPTURE does not apply). A capture stream is not a
+ * snapshot: split it into its records first (see steel_batch_set_capture).
+ * On failure *out is the null handle and the message says what is wrong and where.
+ * Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot), UNSUPPORTED
+ * (the snapshot's backend is not built into this library), OUT_OF_MEMORY. */
+STEEL_API steel_status steel_batch_load_memory(uint32_t abi_version, const void* data, uint64_t size,
+                                               steel_batch* out);
+
+/* steel_batch_load_memory on the whole content of the file at path. Also INVALID_ARGUMENT when
+ * the file cannot be read (the message gives the system's reason). */
+STEEL_API steel_status steel_batch_load_file(uint32_t abi_version, const char* path, steel_batch* out);
+
+/* Capture for bug reports. With a path, every later successful steel_batch_solve of this batch
+ * appends the batch's snapshot (after the solve) to that file as one record of a capture
+ * stream: a little-endian uint32 byte count, then that many bytes of snapshot. The file is
+ * created if missing and never truncated; it is opened here once to check it. A later append
+ * that fails (disk full, say) is reported on stderr and turns capture off; the solve itself
+ * still succeeds. path NULL or "" stops capturing. steel-replay replays a capture solve by solve.
+ *
+ * The environment variable STEEL_CAPTURE=path turns capture on for every batch that
+ * steel_batch_create makes, without recompiling the program. It is read when the batch is
+ * created; a path that cannot be opened is reported on stderr and never fails the create.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (the file cannot be opened for appending). */
+STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* path);
+
+/* ---------------------------------------------------------------------------------------- */
 /* Scene mode (docs/scene-mode.md): Steel builds the rows from bodies, joints and contacts     */
 
 /* Joint types. Joint i moves body i relative to its parent body (or the world). Velocity

@@ -47,13 +47,14 @@ test("the module, batch and buffer have exactly the functions this suite tests",
     table.sort(list)
     return table.concat(list, " ")
   end
-  equal(names(steel), "ABI_VERSION abi_version batch buffer build_features default_options status_string version",
-        "steel")
+  equal(names(steel), "ABI_VERSION abi_version batch buffer build_features default_options load load_string "
+        .. "status_string version", "steel")
   local batch <close> = steel.batch()
   local batch_meta = getmetatable(batch)
-  equal(names(batch_meta.__index), "body_poses body_velocities close contact_impulses desc drive_impulses handle "
-        .. "impulses integrated_positions is_closed joint_velocities limit_impulses options residual_history "
-        .. "set_options solve stats upload_rows upload_scene velocities", "batch methods")
+  equal(names(batch_meta.__index), "body_poses body_velocities close constraint_impulses contact_impulses desc "
+        .. "drive_impulses handle impulses integrated_positions is_closed joint_velocities limit_impulses options "
+        .. "residual_history save save_string set_capture set_options solve stats upload_rows upload_scene "
+        .. "velocities", "batch methods")
   equal(names(batch_meta), "__close __gc __index __name __tostring", "batch metamethods")
   local buffer_meta = getmetatable(steel.buffer(1))
   equal(names(buffer_meta.__methods), "fill totable type", "buffer methods")
@@ -301,7 +302,9 @@ test("a closed batch is an error to use, for every method", function()
     function() batch:contact_impulses() end, function() batch:joint_velocities() end,
     function() batch:limit_impulses() end, function() batch:drive_impulses() end,
     function() batch:body_velocities() end, function() batch:body_poses() end,
-    function() batch:integrated_positions() end,
+    function() batch:integrated_positions() end, function() batch:constraint_impulses() end,
+    function() batch:save(os.tmpname()) end, function() batch:save_string() end,
+    function() batch:set_capture(nil) end,
   }
   for i, call in ipairs(calls) do raises({ "attempt to use a closed steel.batch" }, call) end
 end)
@@ -883,6 +886,68 @@ test("scene readers: Steel's no-data and buffer-size messages; a failed upload c
     raises({ "steel_batch_read_" .. reader .. ": the batch's rows were uploaded as rows, not as a scene",
              "[no data]" }, batch[reader], batch)
   end
+end)
+
+test("constraint_impulses: a connect holding a 3 kg bob carries m g dt", function()
+  local batch <close> = steel.batch()
+  local dt, g = 1 / 60, 9.81
+  batch:upload_scene {
+    dt = dt, gravity = { 0, 0, -g }, world_body_count = { 1 }, world_connect_count = { 1 },
+    body_mass = { 3 }, body_com = { 0, 0, 0 }, body_inertia = { 0.02, 0.02, 0.02, 0, 0, 0 },
+    joint_type = { "free" }, joint_parent = { -1 }, joint_parent_frame = { 0, 0, 0, 1, 0, 0, 0 },
+    joint_child_frame = { 0, 0, 0, 1, 0, 0, 0 }, joint_position = { 0, 0, -1, 1, 0, 0, 0 },
+    joint_velocity = { 0, 0, 0, 0, 0, 0 },
+    connect_body_a = { 0 }, connect_body_b = { -1 }, connect_point_a = { 0, 0, 0 }, connect_point_b = { 0, 0, -1 },
+  }
+  batch:set_options { iterations = 100 }
+  batch:solve()
+  local impulses, count = batch:constraint_impulses()
+  equal(count, 3, "one connect: 3 values")
+  assert(math.abs(impulses[3] - 3 * g * dt) < 1e-12, "vertical impulse " .. impulses[3])
+  assert(math.abs(impulses[1]) < 1e-12 and math.abs(impulses[2]) < 1e-12, "no sideways impulse")
+end)
+
+test("snapshots: save_string / load_string and save / load give batches that solve to the same bits", function()
+  local case = reference[1]
+  local batch <close> = steel.batch(case.desc)
+  batch:upload_rows(case.rows)
+  batch:solve()
+  local impulses = batch:impulses()
+  local bytes = batch:save_string()
+  equal(type(bytes), "string", "save_string gives a string")
+  assert(#bytes > 0, "a non-empty snapshot")
+  local copy1 <close> = steel.load_string(bytes)
+  same(copy1:impulses(), impulses, "a loaded solved batch reads its recorded impulses")
+  copy1:solve()
+  same(copy1:impulses(), impulses, "and solves to the same bits")
+  local path = os.tmpname()
+  batch:save(path)
+  local copy2 <close> = steel.load(path)
+  copy2:solve()
+  same(copy2:impulses(), impulses, "save / load: the same bits")
+  os.remove(path)
+end)
+
+test("snapshots: capture appends every solve; bad snapshots are errors with Steel's message", function()
+  local batch <close> = steel.batch()
+  batch:upload_rows(one_contact())
+  local path = os.tmpname()
+  os.remove(path)
+  batch:set_capture(path)
+  batch:solve()
+  batch:solve()
+  batch:set_capture(nil)
+  batch:solve()
+  local file = assert(io.open(path, "rb"))
+  local captured = file:read("a")
+  file:close()
+  os.remove(path)
+  local single = batch:save_string()
+  -- Two records: each a 4-byte size, then a snapshot of about a single one's size.
+  assert(#captured > 2 * 4 and #captured < 3 * (#single + 4), "two records, got " .. #captured .. " bytes")
+  raises({ "steel_batch_load_memory" }, steel.load_string, "not a snapshot")
+  raises({ "steel_batch_load_file" }, steel.load, "/nonexistent/steel.snapshot")
+  raises({ "string expected" }, steel.load_string, {})
 end)
 
 checks.finish()

@@ -1,0 +1,90 @@
+// Fuzz target: loading snapshots from arbitrary bytes (steel_batch_load_memory).
+//
+// Every input is loaded twice: as it is (so the size checks, the verifier and the checksum meet
+// every kind of damage), and with its checksum recomputed when the bytes still verify (so
+// mutated content reaches the format and meaning checks behind the checksum instead of
+// stopping at it). Properties:
+//  - a refusal is an error status with a message naming steel_batch_load_memory, and no batch;
+//  - a loaded batch saves to a snapshot that loads again to the same decoded content, and it
+//    solves (with at most a few sweeps) without failing.
+#include "fuzz_input.hpp"
+
+#include "snapshot/snapshot.hpp"
+
+#include <steel/steel.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+// Whether b holds a's numbers as the batch's precision holds them (a float32 batch rounds on load).
+bool same_numbers(const std::vector<double>& a, const std::vector<double>& b, bool float32) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k) {
+        const double expected = float32 ? double(float(a[k])) : a[k];
+        if (std::memcmp(&expected, &b[k], sizeof(double)) != 0) return false;
+    }
+    return true;
+}
+
+// Saves a loaded batch and checks that the saved snapshot decodes to what the input decoded to.
+void check_round_trip(steel_batch batch, const uint8_t* data, size_t size) {
+    uint64_t saved_size = 0;
+    if (steel_batch_save_memory(batch, nullptr, 0, &saved_size) != STEEL_OK) fuzz::die("save size query failed");
+    std::vector<uint8_t> saved(saved_size);
+    if (steel_batch_save_memory(batch, saved.data(), saved.size(), &saved_size) != STEEL_OK)
+        fuzz::die("save failed");
+    const steel::snapshot::Snapshot in = steel::snapshot::decode(data, size, "fuzz");
+    const steel::snapshot::Snapshot out = steel::snapshot::decode(saved.data(), saved.size(), "fuzz");
+    // The loaded batch normalizes what an upload normalizes (unused bounds, absent arrays), so
+    // compare what must survive exactly: counts, the values every row has, and the outputs.
+    if (in.has_rows != out.has_rows || in.solved != out.solved || in.desc.world_count != out.desc.world_count ||
+        std::memcmp(&in.options, &out.options, sizeof(in.options)) != 0)
+        fuzz::die("a saved loaded batch decodes to a different desc, options or state");
+    const bool f32 = in.desc.precision == STEEL_PRECISION_FLOAT32;
+    if (in.has_rows &&
+        (in.rows.world_dof_counts != out.rows.world_dof_counts || in.rows.world_row_counts != out.rows.world_row_counts ||
+         in.rows.kind != out.rows.kind ||
+         !same_numbers(in.rows.unconstrained_velocity, out.rows.unconstrained_velocity, f32) ||
+         !same_numbers(in.rows.jacobian, out.rows.jacobian, f32) || !same_numbers(in.rows.bias, out.rows.bias, f32)))
+        fuzz::die("a saved loaded batch decodes to different rows");
+    if (in.solved &&
+        (!same_numbers(in.results.impulses, out.results.impulses, f32) ||
+         !same_numbers(in.results.velocities, out.results.velocities, f32) ||
+         !same_numbers(in.results.residual_history, out.results.residual_history, false)))
+        fuzz::die("a saved loaded batch decodes to different results");
+}
+
+void load_and_check(const uint8_t* data, size_t size) {
+    steel_batch batch{12345};
+    const steel_status status = steel_batch_load_memory(STEEL_ABI_VERSION, data, size, &batch);
+    if (status != STEEL_OK) {
+        if (batch.id != 0) fuzz::die("a refused load left a handle");
+        if (std::strncmp(steel_last_error_message(), "steel_batch_load_memory", 23) != 0)
+            fuzz::die("a refused load has no message naming steel_batch_load_memory");
+        return;
+    }
+    if (batch.id == 0 || steel_last_error_message()[0] != '\0') fuzz::die("a load succeeded without a batch");
+    check_round_trip(batch, data, size);
+
+    // Solve, with the sweeps capped so that a recorded iterations = 4e9 cannot hang the fuzzer.
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    if (steel_batch_get_options(batch, &options) != STEEL_OK) fuzz::die("get_options failed on a loaded batch");
+    options.iterations = std::min(options.iterations, 8u);
+    if (steel_batch_set_options(batch, &options) != STEEL_OK) fuzz::die("a loaded batch refuses its own options");
+    const steel_status solved = steel_batch_solve(batch);
+    if (solved != STEEL_OK && solved != STEEL_ERROR_NO_DATA) fuzz::die("a loaded batch failed to solve");
+    if (steel_batch_destroy(batch) != STEEL_OK) fuzz::die("destroy failed");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    load_and_check(data, size);
+    std::vector<uint8_t> resealed(data, data + size);
+    if (steel::snapshot::reseal(resealed)) load_and_check(resealed.data(), resealed.size());
+    return 0;
+}

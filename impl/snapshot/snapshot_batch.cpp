@@ -1,0 +1,221 @@
+// Between batches and snapshots: export a batch's state (widened to double), put decoded results
+// back into a batch, cut one world out of a snapshot; and whole-file reads and writes.
+#include "snapshot.hpp"
+
+#include "../batch.hpp"
+#include "../error.hpp"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace steel {
+namespace snapshot {
+
+namespace {
+
+template <class Real> std::vector<double> widen(const std::vector<Real>& values) {
+    return std::vector<double>(values.begin(), values.end());
+}
+
+template <class Real> Rows export_rows(const RowSet<Real>& set) {
+    Rows rows;
+    for (uint32_t w = 0; w < set.world_count; ++w) {
+        rows.world_dof_counts.push_back(set.dof_count(w));
+        rows.world_row_counts.push_back(set.row_count(w));
+    }
+    rows.unconstrained_velocity = widen(set.unconstrained_velocity);
+    rows.block_offset = set.block_offset;
+    rows.block_length = set.block_length;
+    rows.jacobian = widen(set.jacobian);
+    rows.response = widen(set.response);
+    rows.bias = widen(set.bias);
+    rows.kind = set.kind;
+    rows.lower = widen(set.lower);
+    rows.upper = widen(set.upper);
+    rows.normal_row = set.normal_row;
+    rows.friction = widen(set.friction);
+    rows.regularization = widen(set.regularization);
+    rows.initial_impulse = widen(set.initial_impulse);
+    return rows;
+}
+
+template <class T> std::vector<T> slice(const std::vector<T>& values, uint64_t begin, uint64_t count) {
+    if (values.empty()) return {}; // an absent optional array stays absent
+    return std::vector<T>(values.begin() + int64_t(begin), values.begin() + int64_t(begin + count));
+}
+
+[[noreturn]] void system_failure(const char* where, const char* what, const char* path) {
+    fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: cannot %s '%s': %s", where, what, path, std::strerror(errno)));
+}
+
+void write_all(int fd, const uint8_t* bytes, uint64_t size, const char* where, const char* path) {
+    uint64_t done = 0;
+    while (done < size) {
+        const ssize_t put = ::write(fd, bytes + done, size - done);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) system_failure(where, "write", path);
+        done += uint64_t(put);
+    }
+}
+
+} // namespace
+
+Snapshot export_batch(const Batch& batch) {
+    Snapshot snapshot;
+    snapshot.producer_version = steel_version();
+    snapshot.producer_abi_version = steel_abi_version();
+    snapshot.producer_features = steel_build_features();
+    snapshot.desc = batch.desc;
+    snapshot.options = batch.options;
+    std::visit(
+        [&](const auto& state) {
+            snapshot.has_rows = state.has_rows;
+            if (state.has_rows) snapshot.rows = export_rows(state.rows);
+            snapshot.solved = state.has_rows && state.solved;
+            if (!snapshot.solved) return;
+            Results& results = snapshot.results;
+            results.impulses = widen(state.results.impulse);
+            results.velocities = widen(state.results.velocity);
+            results.stats = state.stats;
+            results.history_stride = state.history_stride;
+            if (state.history_stride) results.residual_history = state.history;
+        },
+        batch.state);
+    return snapshot;
+}
+
+void restore_results(Batch& batch, const Results& results) {
+    std::visit(
+        [&](auto& state) {
+            using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
+            // decode() checked every value finite and, for float32, in range: these narrow exactly
+            // back to what the producer held.
+            state.results.impulse.assign(results.impulses.begin(), results.impulses.end());
+            state.results.velocity.assign(results.velocities.begin(), results.velocities.end());
+            static_assert(sizeof(Real) <= sizeof(double));
+            state.stats = results.stats;
+            state.world_path.clear();
+            for (const steel_world_stats& stats : results.stats) state.world_path.push_back(stats.path);
+            state.history_stride = results.history_stride;
+            state.history = results.residual_history;
+            state.solved = true;
+        },
+        batch.state);
+}
+
+Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
+    if (world >= snapshot.desc.world_count)
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("extract_world: world %u is outside the snapshot's %u worlds", world,
+                                                  snapshot.desc.world_count));
+    Snapshot out;
+    out.format_version = snapshot.format_version;
+    out.producer_version = snapshot.producer_version;
+    out.producer_abi_version = snapshot.producer_abi_version;
+    out.producer_features = snapshot.producer_features;
+    out.desc = snapshot.desc;
+    out.desc.world_count = 1;
+    out.options = snapshot.options;
+    out.has_rows = snapshot.has_rows;
+    if (!snapshot.has_rows) return out;
+
+    const Rows& in = snapshot.rows;
+    uint64_t dof0 = 0, row0 = 0, value0 = 0;
+    for (uint32_t w = 0; w < world; ++w) {
+        dof0 += in.world_dof_counts[w];
+        row0 += in.world_row_counts[w];
+    }
+    for (uint64_t k = 0; k < 2 * row0; ++k) value0 += in.block_length[k];
+    const uint32_t n = in.world_dof_counts[world], m = in.world_row_counts[world];
+    uint64_t values = 0;
+    for (uint64_t k = 2 * row0; k < 2 * (row0 + m); ++k) values += in.block_length[k];
+
+    Rows& rows = out.rows;
+    rows.world_dof_counts = {n};
+    rows.world_row_counts = {m};
+    rows.unconstrained_velocity = slice(in.unconstrained_velocity, dof0, n);
+    rows.block_offset = slice(in.block_offset, 2 * row0, 2 * uint64_t(m)); // world-local already
+    rows.block_length = slice(in.block_length, 2 * row0, 2 * uint64_t(m));
+    rows.jacobian = slice(in.jacobian, value0, values);
+    rows.response = slice(in.response, value0, values);
+    rows.bias = slice(in.bias, row0, m);
+    rows.kind = slice(in.kind, row0, m);
+    rows.lower = slice(in.lower, row0, m);
+    rows.upper = slice(in.upper, row0, m);
+    rows.normal_row = slice(in.normal_row, row0, m); // world-local already
+    rows.friction = slice(in.friction, row0, m);
+    rows.regularization = slice(in.regularization, row0, m);
+    rows.initial_impulse = slice(in.initial_impulse, row0, m);
+
+    out.solved = snapshot.solved;
+    if (!snapshot.solved) return out;
+    const Results& results = snapshot.results;
+    out.results.impulses = slice(results.impulses, row0, m);
+    out.results.velocities = slice(results.velocities, dof0, n);
+    out.results.stats = {results.stats[world]};
+    out.results.history_stride = results.history_stride;
+    out.results.residual_history =
+        slice(results.residual_history, uint64_t(world) * results.history_stride, results.history_stride);
+    return out;
+}
+
+std::vector<uint8_t> read_file(const char* path, uint64_t max_bytes, const char* where) {
+    if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) system_failure(where, "open", path);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info;
+    if (::fstat(fd, &info) != 0) system_failure(where, "stat", path);
+    if (!S_ISREG(info.st_mode))
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' is not a regular file", where, path));
+    const uint64_t size = uint64_t(info.st_size);
+    if (size > max_bytes)
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' has %" PRIu64 " bytes, more than the %" PRIu64
+                                                  " a snapshot may have",
+                                                  where, path, size, max_bytes));
+    std::vector<uint8_t> bytes(size);
+    uint64_t done = 0;
+    while (done < size) {
+        const ssize_t got = ::read(fd, bytes.data() + done, size - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) system_failure(where, "read", path);
+        if (got == 0)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: '%s' ended after %" PRIu64 " of %" PRIu64 " bytes (changed while read?)", where, path,
+                        done, size));
+        done += uint64_t(got);
+    }
+    return bytes;
+}
+
+void write_file_atomically(const char* path, const std::vector<uint8_t>& bytes, const char* where) {
+    if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
+    std::string temporary = std::string(path) + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0) system_failure(where, "create a temporary file next to", path);
+    try {
+        write_all(fd, bytes.data(), bytes.size(), where, temporary.c_str());
+        // mkstemp makes the file private (0600); a snapshot is meant to be shared.
+        if (::fchmod(fd, 0644) != 0) system_failure(where, "set the permissions of", temporary.c_str());
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        throw;
+    }
+    if (::close(fd) != 0 || ::rename(temporary.c_str(), path) != 0) {
+        const int saved = errno;
+        ::unlink(temporary.c_str());
+        errno = saved;
+        system_failure(where, "write", path);
+    }
+}
+
+} // namespace snapshot
+} // namespace steel
