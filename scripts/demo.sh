@@ -11,30 +11,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir="${STEEL_BUILD_DIR:-build}"
 jobs="${STEEL_JOBS:-2}"
 
-# Installs the named Debian packages that are not installed yet (as root, or through sudo).
-ensure_packages() {
-    if ! command -v dpkg >/dev/null 2>&1; then
-        echo "demo.sh: no dpkg here; assuming $* (or equivalents) are installed" >&2
-        return 0
-    fi
-    local missing=() package status
-    for package in "$@"; do
-        status=$(dpkg -s "$package" 2>/dev/null || true)
-        [[ "$status" == *"Status: install ok installed"* ]] || missing+=("$package")
-    done
-    [ "${#missing[@]}" -eq 0 ] && return 0
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || {
-            echo "demo.sh: need root (or sudo) to install: ${missing[*]}" >&2
-            exit 1
-        }
-        sudo=(sudo)
-    fi
-    echo "== installing ${missing[*]}"
-    "${sudo[@]}" apt-get update
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-}
+script_name=demo.sh
+# shellcheck source=scripts/packages.sh
+source scripts/packages.sh
 
 # flatbuffers-compiler (flatc) and libflatbuffers-dev: the snapshot code is generated from its schema
 # at build time; the configure step needs them (and doctest-dev, for the tests it also configures).

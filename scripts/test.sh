@@ -22,30 +22,9 @@ build_dir="${STEEL_BUILD_DIR:-build}"
 asan_dir="${STEEL_ASAN_BUILD_DIR:-build-asan}"
 jobs="${STEEL_JOBS:-2}"
 
-# Installs the named Debian packages that are not installed yet (as root, or through sudo).
-ensure_packages() {
-    if ! command -v dpkg >/dev/null 2>&1; then
-        echo "test.sh: no dpkg here; assuming $* (or equivalents) are installed" >&2
-        return 0
-    fi
-    local missing=() package status
-    for package in "$@"; do
-        status=$(dpkg -s "$package" 2>/dev/null || true)
-        [[ "$status" == *"Status: install ok installed"* ]] || missing+=("$package")
-    done
-    [ "${#missing[@]}" -eq 0 ] && return 0
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || {
-            echo "test.sh: need root (or sudo) to install: ${missing[*]}" >&2
-            exit 1
-        }
-        sudo=(sudo)
-    fi
-    echo "== installing ${missing[*]}"
-    "${sudo[@]}" apt-get update
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-}
+script_name=test.sh
+# shellcheck source=scripts/packages.sh
+source scripts/packages.sh
 
 # Runs ctest in a build folder; says so loudly when no test is registered at all.
 run_ctest() {

@@ -673,42 +673,39 @@ TEST_CASE("a connect constraint holding a pendulum bob carries its weight") {
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
+namespace {
+
+// A box falling at 3 m/s, no gravity, its bottom `gap` above the ground, one contact below it.
+test::SceneStep falling_box(double gap, double restitution) {
+    SceneBuilder builder;
+    builder.begin_world({0, 0, 0}); // no gravity: the approach speed is exactly the drop speed
+    BodySpec ball = scenes::free_box(1.0, {0.1, 0.1, 0.1}, {0, 0, 0.1 + gap});
+    ball.qd = {0, 0, -3.0, 0, 0, 0};
+    builder.add_body(ball);
+    scenes::ContactSpec contact;
+    contact.body_a = 0;
+    contact.point = {0, 0, gap};
+    contact.normal = {0, 0, 1};
+    contact.distance = gap;
+    contact.friction = 0;
+    contact.restitution = restitution;
+    builder.add_contact(contact);
+    return test::solve_scene(builder, 50);
+}
+
+} // namespace
+
 TEST_CASE("restitution bounces an approaching contact back at e times its approach speed") {
     for (double e : {0.0, 0.5, 0.9}) {
-        SceneBuilder builder;
-        builder.begin_world({0, 0, 0}); // no gravity: the approach speed is exactly the drop speed
-        BodySpec ball = scenes::free_box(1.0, {0.1, 0.1, 0.1}, {0, 0, 0.1});
-        ball.qd = {0, 0, -3.0, 0, 0, 0};
-        builder.add_body(ball);
-        scenes::ContactSpec contact;
-        contact.body_a = 0;
-        contact.point = {0, 0, 0};
-        contact.normal = {0, 0, 1};
-        contact.distance = 0;
-        contact.friction = 0;
-        contact.restitution = e;
-        builder.add_contact(contact);
-        const test::SceneStep step = test::solve_scene(builder, 50);
+        const test::SceneStep step = falling_box(0.0, e);
         CAPTURE(e);
         CHECK(step.bodies[2] == doctest::Approx(e * 3.0).epsilon(1e-12).scale(1e-12));
     }
 }
 
 TEST_CASE("restitution waits until the contact closes within the step") {
-    // Falling at 3 m/s, 1 m above the ground: the contact must not act (no mid-air bounce).
-    SceneBuilder builder;
-    builder.begin_world({0, 0, 0});
-    BodySpec ball = scenes::free_box(1.0, {0.1, 0.1, 0.1}, {0, 0, 1.1});
-    ball.qd = {0, 0, -3.0, 0, 0, 0};
-    builder.add_body(ball);
-    scenes::ContactSpec contact;
-    contact.body_a = 0;
-    contact.point = {0, 0, 1.0};
-    contact.normal = {0, 0, 1};
-    contact.distance = 1.0;
-    contact.restitution = 0.8;
-    builder.add_contact(contact);
-    const test::SceneStep step = test::solve_scene(builder, 50);
+    // 1 m above the ground at 3 m/s: the contact must not act (no mid-air bounce).
+    const test::SceneStep step = falling_box(1.0, 0.8);
     CHECK(step.contacts[0] == 0.0);
     CHECK(step.bodies[2] == -3.0);
 }
