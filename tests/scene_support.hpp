@@ -11,6 +11,7 @@ struct SceneStep {
     std::vector<double> qd;        // new joint velocities
     std::vector<double> contacts;  // 6 per contact
     std::vector<double> limits;    // per DOF
+    std::vector<double> drives;    // per DOF
     std::vector<double> bodies;    // 6 per body
     std::vector<steel_world_stats> stats;
 };
@@ -24,11 +25,12 @@ inline std::vector<double> read_doubles(steel_batch batch,
     return values;
 }
 
-inline SceneStep solve_scene(const scenes::SceneBuilder& builder, uint32_t iterations = 200,
+// Creates a batch for `scene`, solves it once with `iterations` sweeps, reads every result.
+inline SceneStep solve_scene(const steel_scene_desc& scene, uint32_t iterations = 200,
                              int32_t precision = STEEL_PRECISION_FLOAT64, uint32_t momentum = 0) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
-    desc.world_count = builder.world_count();
+    desc.world_count = scene.world_count;
     desc.precision = precision;
     steel_batch batch{};
     REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
@@ -37,7 +39,6 @@ inline SceneStep solve_scene(const scenes::SceneBuilder& builder, uint32_t itera
     options.iterations = iterations;
     options.nesterov_momentum = momentum;
     REQUIRE_OK(steel_batch_set_options(batch, &options));
-    const steel_scene_desc scene = builder.desc();
     REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
     REQUIRE_OK(steel_batch_solve(batch));
     SceneStep step;
@@ -45,10 +46,16 @@ inline SceneStep solve_scene(const scenes::SceneBuilder& builder, uint32_t itera
     step.qd = read_doubles(batch, steel_batch_read_joint_velocities);
     step.contacts = read_doubles(batch, steel_batch_read_contact_impulses);
     step.limits = read_doubles(batch, steel_batch_read_limit_impulses);
+    step.drives = read_doubles(batch, steel_batch_read_drive_impulses);
     step.bodies = read_doubles(batch, steel_batch_read_body_velocities);
     step.stats = read_all(batch).stats;
     REQUIRE_OK(steel_batch_destroy(batch));
     return step;
+}
+
+inline SceneStep solve_scene(const scenes::SceneBuilder& builder, uint32_t iterations = 200,
+                             int32_t precision = STEEL_PRECISION_FLOAT64, uint32_t momentum = 0) {
+    return solve_scene(builder.desc(), iterations, precision, momentum);
 }
 
 } // namespace test

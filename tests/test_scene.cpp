@@ -435,17 +435,14 @@ TEST_CASE("a drive row's effort limit caps its impulse at dt times the limit") {
     std::vector<double> effort = {5.0};
     steel_scene_desc scene = builder.desc();
     scene.drive_effort_limit = effort.data();
+    const test::SceneStep step = test::solve_scene(scene);
+    CHECK(step.drives[0] == doctest::Approx(-5.0 * kDt)); // pulls toward 0 as hard as allowed
+    CHECK(step.qd[0] == doctest::Approx(-5.0 * kDt / 1.0)); // mass 1: dv = impulse
+    // The same limit with an augmented drive is refused.
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     steel_batch batch{};
     REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-    REQUIRE_OK(steel_batch_solve(batch));
-    const std::vector<double> impulse = test::read_doubles(batch, steel_batch_read_drive_impulses);
-    const std::vector<double> qd = test::read_doubles(batch, steel_batch_read_joint_velocities);
-    CHECK(impulse[0] == doctest::Approx(-5.0 * kDt)); // pulls toward 0 as hard as allowed
-    CHECK(qd[0] == doctest::Approx(-5.0 * kDt / 1.0)); // mass 1: dv = impulse
-    // The same limit with an augmented drive is refused.
     scene.drive_mode = STEEL_DRIVE_MODE_AUGMENTED;
     CHECK(steel_batch_upload_scene(batch, &scene) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(std::string(steel_last_error_message()).find("needs drive_mode = STEEL_DRIVE_MODE_ROWS") != std::string::npos);
@@ -463,15 +460,9 @@ TEST_CASE("a joint velocity limit caps the joint's speed") {
         builder.set_state(q, qd);
         steel_scene_desc scene = builder.desc();
         scene.joint_velocity_limit = limit.data();
-        steel_batch_desc desc;
-        steel_batch_desc_default(&desc);
-        steel_batch batch{};
-        REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-        REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-        REQUIRE_OK(steel_batch_solve(batch));
-        q = test::read_doubles(batch, steel_batch_read_integrated_positions);
-        qd = test::read_doubles(batch, steel_batch_read_joint_velocities);
-        REQUIRE_OK(steel_batch_destroy(batch));
+        const test::SceneStep step = test::solve_scene(scene);
+        q = step.q_next;
+        qd = step.qd;
         fastest = std::max(fastest, std::fabs(qd[0]));
     }
     CHECK(fastest == doctest::Approx(0.5).epsilon(1e-9));
