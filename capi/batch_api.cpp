@@ -119,6 +119,20 @@ void check_options(const steel_solve_options& options, const char* where) {
         bad(format("enable_bilateral_preelimination = %u must be 0 or 1", options.enable_bilateral_preelimination));
     if (options.record_residual_history > 1)
         bad(format("record_residual_history = %u must be 0 or 1", options.record_residual_history));
+    if (options.solve_mode != STEEL_SOLVE_SERIAL && options.solve_mode != STEEL_SOLVE_COLORED)
+        bad(format("solve_mode = %d is not a STEEL_SOLVE_* value", options.solve_mode));
+    if (options.articulated_contact_response != STEEL_RESPONSE_IMMEDIATE &&
+        options.articulated_contact_response != STEEL_RESPONSE_PROPAGATION)
+        bad(format("articulated_contact_response = %d is not a STEEL_RESPONSE_* value",
+                   options.articulated_contact_response));
+    const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
+    if (options.solve_mode == STEEL_SOLVE_COLORED && !propagation)
+        bad("solve_mode = STEEL_SOLVE_COLORED needs articulated_contact_response = STEEL_RESPONSE_PROPAGATION "
+            "(SPEC 7): colors are found from the bodies a contact touches");
+    if (propagation && options.nesterov_momentum)
+        bad("nesterov_momentum = 1 needs articulated_contact_response = STEEL_RESPONSE_IMMEDIATE (SPEC 6)");
+    if (propagation && options.enable_bilateral_preelimination)
+        bad("enable_bilateral_preelimination = 1 needs articulated_contact_response = STEEL_RESPONSE_IMMEDIATE");
     if (options.reserved0 != 0) bad(format("reserved0 = %u must be 0", options.reserved0));
 }
 

@@ -38,7 +38,7 @@ static_assert(offsetof(steel_rows_desc, friction) == 112);
 static_assert(offsetof(steel_rows_desc, regularization) == 120);
 static_assert(offsetof(steel_rows_desc, initial_impulse) == 128);
 
-static_assert(sizeof(steel_solve_options) == 56);
+static_assert(sizeof(steel_solve_options) == 64);
 static_assert(offsetof(steel_solve_options, struct_size) == 0);
 static_assert(offsetof(steel_solve_options, iterations) == 4);
 static_assert(offsetof(steel_solve_options, tolerance) == 8);
@@ -49,7 +49,9 @@ static_assert(offsetof(steel_solve_options, contact_regularization) == 32);
 static_assert(offsetof(steel_solve_options, nesterov_momentum) == 40);
 static_assert(offsetof(steel_solve_options, enable_bilateral_preelimination) == 44);
 static_assert(offsetof(steel_solve_options, record_residual_history) == 48);
-static_assert(offsetof(steel_solve_options, reserved0) == 52);
+static_assert(offsetof(steel_solve_options, solve_mode) == 52);
+static_assert(offsetof(steel_solve_options, articulated_contact_response) == 56);
+static_assert(offsetof(steel_solve_options, reserved0) == 60);
 
 static_assert(sizeof(steel_world_stats) == 40);
 static_assert(offsetof(steel_world_stats, struct_size) == 0);
@@ -129,6 +131,8 @@ static_assert(STEEL_PRECISION_FLOAT32 == 1 && STEEL_PRECISION_FLOAT64 == 2);
 static_assert(STEEL_ROW_BILATERAL == 0 && STEEL_ROW_BOUNDED == 1 && STEEL_ROW_CONTACT_NORMAL == 2 &&
               STEEL_ROW_FRICTION_BOX == 3 && STEEL_ROW_FRICTION_CONE == 4);
 static_assert(STEEL_PATH_AUTO == 0 && STEEL_PATH_GENERAL == 1 && STEEL_PATH_DENSE == 2);
+static_assert(STEEL_SOLVE_SERIAL == 0 && STEEL_SOLVE_COLORED == 1);
+static_assert(STEEL_RESPONSE_IMMEDIATE == 0 && STEEL_RESPONSE_PROPAGATION == 1);
 static_assert(STEEL_WORLD_NONFINITE == 1 && STEEL_WORLD_CONVERGED == 2);
 
 TEST_CASE("the default structs carry their own size") {

@@ -6,10 +6,7 @@
  *                      nesterov_momentum = true, record_residual_history = true }
  *
  * `option_fields` below is the one place an option is named. Adding an option that the C struct
- * gained is one line there (and, for an enum, one line of names). SPEC options that this Steel
- * does not have yet are listed as NOT_YET, so asking for them says "not supported yet" rather
- * than "unknown option"; when the C struct grows the field, change NOT_YET to its type and
- * offset. SPEC's drive_mode became a field of the scene (steel_scene_desc), as did friction_model,
+ * gained is one line there (and, for an enum, one line of names). SPEC's drive_mode became a field of the scene (steel_scene_desc), as did friction_model,
  * dt and the other step parameters: naming one here says to pass it to batch:upload_scene.
  */
 #include "lsteel.h"
@@ -20,23 +17,21 @@ typedef enum option_type {
     OPTION_COUNT,  /* uint32_t, an integer >= 0 */
     OPTION_NUMBER, /* double */
     OPTION_FLAG,   /* uint32_t 0/1: true/false or 0/1 in Lua */
-    OPTION_ENUM,   /* int32_t, a name from `names` in Lua */
-    OPTION_NOT_YET /* in SPEC.md, not in this library's steel_solve_options yet */
+    OPTION_ENUM    /* int32_t, a name from `names` in Lua */
 } option_type;
 
 typedef struct option_field {
     const char* name;
     option_type type;
     size_t offset;
-    const lsteel_name* names; /* OPTION_ENUM: the values by name; NOT_YET: the SPEC's values */
+    const lsteel_name* names; /* OPTION_ENUM: the values by name */
 } option_field;
 
-/* SPEC section 7 values of the options that are not built yet (for the error message). */
+/* SPEC section 7's names of the solve and response modes. */
 static const lsteel_name solve_mode_names[] = {{"serial", 0}, {"colored", 1}, {NULL, 0}};
 static const lsteel_name contact_response_names[] = {{"immediate", 0}, {"propagation", 1}, {NULL, 0}};
 
 #define FIELD(name, type, names) {#name, type, offsetof(steel_solve_options, name), names}
-#define NOT_YET(name, names) {#name, OPTION_NOT_YET, 0, names}
 
 static const option_field option_fields[] = {
     FIELD(iterations, OPTION_COUNT, NULL),
@@ -48,8 +43,8 @@ static const option_field option_fields[] = {
     FIELD(nesterov_momentum, OPTION_FLAG, NULL),
     FIELD(enable_bilateral_preelimination, OPTION_FLAG, NULL),
     FIELD(record_residual_history, OPTION_FLAG, NULL),
-    NOT_YET(solve_mode, solve_mode_names),
-    NOT_YET(articulated_contact_response, contact_response_names),
+    FIELD(solve_mode, OPTION_ENUM, solve_mode_names),
+    FIELD(articulated_contact_response, OPTION_ENUM, contact_response_names),
 };
 
 #define OPTION_COUNT_ALL (sizeof option_fields / sizeof option_fields[0])
@@ -110,13 +105,6 @@ static void set_option(lua_State* L, steel_solve_options* options, const option_
         *(int32_t*)field_address(options, field) = value;
         break;
     }
-    case OPTION_NOT_YET:
-        lsteel_push_name_list(L, field->names);
-        luaL_error(L,
-                   "steel: option '%s' (SPEC.md: %s) is not supported yet by this Steel (%s); "
-                   "its steel_solve_options has no such field",
-                   name, lua_tostring(L, -1), steel_version());
-        break;
     }
 }
 
@@ -158,7 +146,6 @@ void lsteel_push_options(lua_State* L, const steel_solve_options* options) {
                 lua_pushinteger(L, *(const int32_t*)address);
             break;
         }
-        case OPTION_NOT_YET: continue;
         }
         lua_setfield(L, -2, field->name);
     }

@@ -218,8 +218,25 @@ typedef struct steel_solve_options {
     /* 1: keep one residual per sweep per world, read with steel_batch_read_residual_history;
      * default 0. */
     uint32_t record_residual_history;
+    /* STEEL_SOLVE_*: SERIAL sweeps each world's rows in order; COLORED solves a world's
+     * contacts color by color, the contacts of one color in parallel (SIMD lanes, threads),
+     * and needs the PROPAGATION response (SPEC 7). Default SERIAL. */
+    int32_t solve_mode;
+    /* STEEL_RESPONSE_*: how contacts (and every other row) of a scene upload respond (SPEC 7).
+     * IMMEDIATE uses the uploaded rows, Y = H~^-1 J^T over the articulation's coordinates.
+     * PROPAGATION solves the same problem with rows at the touched bodies (6 values a side),
+     * each body's 6x6 response from the articulated-body factorization of H~, and the impulses
+     * propagated through each tree; it needs a scene upload and excludes Nesterov momentum,
+     * cone friction and bilateral pre-elimination. Default IMMEDIATE. */
+    int32_t articulated_contact_response;
     uint32_t reserved0; /* must be 0 */
 } steel_solve_options;
+
+#define STEEL_SOLVE_SERIAL 0
+#define STEEL_SOLVE_COLORED 1
+
+#define STEEL_RESPONSE_IMMEDIATE 0
+#define STEEL_RESPONSE_PROPAGATION 1
 
 STEEL_API void steel_solve_options_default(steel_solve_options* out);
 

@@ -26,7 +26,9 @@ static class Program
         Expect(Marshal.SizeOf(typeof(BatchHandle)) == 8, "sizeof(steel_batch) == 8");
         Expect(Marshal.SizeOf(typeof(BatchDesc)) == 24, "sizeof(steel_batch_desc) == 24");
         Expect(Marshal.SizeOf(typeof(RowsDesc)) == 136, "sizeof(steel_rows_desc) == 136");
-        Expect(Marshal.SizeOf(typeof(SolveOptions)) == 56, "sizeof(steel_solve_options) == 56");
+        Expect(Marshal.SizeOf(typeof(SolveOptions)) == 64, "sizeof(steel_solve_options) == 64");
+        Expect((int)Marshal.OffsetOf(typeof(SolveOptions), "ArticulatedContactResponse") == 56,
+               "offsetof(articulated_contact_response) == 56");
         Expect(Marshal.SizeOf(typeof(WorldStats)) == 40, "sizeof(steel_world_stats) == 40");
         Expect((int)Marshal.OffsetOf(typeof(RowsDesc), "InitialImpulse") == 128, "offsetof(initial_impulse) == 128");
         Expect((int)Marshal.OffsetOf(typeof(SolveOptions), "RecordResidualHistory") == 48,

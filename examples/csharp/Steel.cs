@@ -91,6 +91,8 @@ namespace Steel
         public uint NesterovMomentum;        // 0 / 1
         public uint EnableBilateralPreelimination; // 0 / 1
         public uint RecordResidualHistory;   // 0 / 1
+        public int SolveMode;                // STEEL_SOLVE_*
+        public int ArticulatedContactResponse; // STEEL_RESPONSE_*
         public uint Reserved0;
     }
 

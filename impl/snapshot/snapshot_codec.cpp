@@ -22,7 +22,7 @@ static_assert(FLATBUFFERS_LITTLEENDIAN, "snapshots are copied as little-endian a
 // A new field in one of these structs must be added to steel_snapshot.fbs and to this file
 // (encode and decode) before the sizes below are updated.
 static_assert(sizeof(steel_batch_desc) == 24, "steel_batch_desc changed: update the snapshot schema");
-static_assert(sizeof(steel_solve_options) == 56, "steel_solve_options changed: update the snapshot schema");
+static_assert(sizeof(steel_solve_options) == 64, "steel_solve_options changed: update the snapshot schema");
 static_assert(sizeof(steel_rows_desc) == 136, "steel_rows_desc changed: update the snapshot schema");
 static_assert(sizeof(steel_world_stats) == 40, "steel_world_stats changed: update the snapshot schema");
 
@@ -345,7 +345,8 @@ std::vector<uint8_t> encode(const Snapshot& snapshot, bool size_prefixed) {
     const steel_solve_options& o = snapshot.options;
     const auto options = fb::CreateSolveOptions(builder, o.iterations, o.tolerance, o.cfm, o.path, o.warm_start,
                                                 o.contact_regularization, o.nesterov_momentum,
-                                                o.enable_bilateral_preelimination, o.record_residual_history);
+                                                o.enable_bilateral_preelimination, o.record_residual_history,
+                                                o.solve_mode, o.articulated_contact_response);
     const auto rows = snapshot.has_rows ? encode_rows(builder, snapshot.rows) : 0;
     const auto results = snapshot.solved ? encode_results(builder, snapshot.results) : 0;
     fb::SnapshotBuilder root(builder);
@@ -461,6 +462,8 @@ Snapshot decode(const void* data, uint64_t size, const char* where) {
     snapshot.options.nesterov_momentum = options->nesterov_momentum();
     snapshot.options.enable_bilateral_preelimination = options->enable_bilateral_preelimination();
     snapshot.options.record_residual_history = options->record_residual_history();
+    snapshot.options.solve_mode = options->solve_mode();
+    snapshot.options.articulated_contact_response = options->articulated_contact_response();
 
     if (const fb::Rows* rows = root.rows()) {
         snapshot.has_rows = true;

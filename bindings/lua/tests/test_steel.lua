@@ -94,10 +94,11 @@ test("default_options are steel_solve_options_default by SPEC name", function()
   equal(o.nesterov_momentum, false, "nesterov_momentum")
   equal(o.enable_bilateral_preelimination, false, "enable_bilateral_preelimination")
   equal(o.record_residual_history, false, "record_residual_history")
+  equal(o.solve_mode, "serial", "solve_mode")
+  equal(o.articulated_contact_response, "immediate", "articulated_contact_response")
   local count = 0
   for _ in pairs(o) do count = count + 1 end
-  equal(count, 9, "number of options (solve_mode and articulated_contact_response are not built yet; "
-        .. "drive_mode is a scene field)")
+  equal(count, 11, "number of options (drive_mode is a scene field)")
 end)
 
 -------------------------------------------------------------------------------- the C results
@@ -497,14 +498,14 @@ test("set_options: Steel's messages", function()
   equal(batch:options().iterations, 50, "a refused set changes nothing")
 end)
 
-test("set_options: unknown, not yet built, and badly typed options name the option", function()
+test("set_options: unknown, refused and badly typed options name the option", function()
   local batch <close> = steel.batch()
   raises({ "steel: unknown option 'iteration'" }, batch.set_options, batch, { iteration = 3 })
   raises({ "steel: option names are strings, got 1" }, batch.set_options, batch, { 5 })
-  raises({ "steel: option 'solve_mode' (SPEC.md: 'serial', 'colored') is not supported yet" }, batch.set_options,
-         batch, { solve_mode = "colored" })
-  raises({ "steel: option 'articulated_contact_response'", "is not supported yet" }, batch.set_options, batch,
-         { articulated_contact_response = "propagation" })
+  raises({ "solve_mode = STEEL_SOLVE_COLORED needs articulated_contact_response = STEEL_RESPONSE_PROPAGATION" },
+         batch.set_options, batch, { solve_mode = "colored" })
+  raises({ "steel: option 'articulated_contact_response' = 'delayed' is not one of 'immediate', 'propagation'" },
+         batch.set_options, batch, { articulated_contact_response = "delayed" })
   raises({ "steel: 'drive_mode' is not a solve option; it is a field of the scene: batch:upload_scene{ drive_mode" },
          batch.set_options, batch, { drive_mode = "rows" })
   raises({ "steel: 'friction_model' is not a solve option" }, batch.set_options, batch, { friction_model = "cone" })

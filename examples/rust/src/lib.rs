@@ -386,7 +386,8 @@ mod tests {
         assert_eq!(size_of::<sys::steel_rows_desc>(), 136);
         assert_eq!(offset_of!(sys::steel_rows_desc, value_count), 48);
         assert_eq!(offset_of!(sys::steel_rows_desc, initial_impulse), 128);
-        assert_eq!(size_of::<sys::steel_solve_options>(), 56);
+        assert_eq!(size_of::<sys::steel_solve_options>(), 64);
+        assert_eq!(offset_of!(sys::steel_solve_options, articulated_contact_response), 56);
         assert_eq!(offset_of!(sys::steel_solve_options, record_residual_history), 48);
         assert_eq!(size_of::<sys::steel_world_stats>(), 40);
         assert_eq!(offset_of!(sys::steel_world_stats, momentum_restarts), 32);

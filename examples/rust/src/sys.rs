@@ -91,6 +91,8 @@ pub struct steel_solve_options {
     pub nesterov_momentum: u32,
     pub enable_bilateral_preelimination: u32,
     pub record_residual_history: u32,
+    pub solve_mode: i32,
+    pub articulated_contact_response: i32,
     pub reserved0: u32,
 }
 
