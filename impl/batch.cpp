@@ -24,6 +24,7 @@ void replace_rows(Batch& batch, const steel_rows_desc& rows) {
             state.solved = false;
             state.results = {};
             state.stats.clear();
+            state.propagation.reset();
         },
         batch.state);
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "preelimination.hpp"
+#include "propagation/propagation_set.hpp"
+#include "propagation/tree_walk.hpp"
 #include "row_set.hpp"
 #include "scene/scene_record.hpp"
 #include "thread_pool.hpp"
@@ -23,11 +25,15 @@ template <class Real> struct BatchState {
     SolveResults<Real> results;
     bool solved = false; // results belong to the current rows
     std::vector<steel_world_stats> stats;
-    std::vector<int32_t> world_path;         // classification of the last solve
-    std::vector<double> history;             // residual per sweep, world w at w * history_stride
-    uint32_t history_stride = 0;             // iterations of the last solve, 0 = not recorded
-    std::vector<std::vector<Real>> scratch;  // per worker thread, grown, never shrunk
+    std::vector<int32_t> world_path;        // classification of the last solve
+    std::vector<double> history;            // residual per sweep, world w at w * history_stride
+    uint32_t history_stride = 0;            // iterations of the last solve, 0 = not recorded
+    std::vector<std::vector<Real>> scratch; // per worker thread, grown, never shrunk
     std::vector<PreeliminationWorkspace<Real>> preelimination; // per worker thread, likewise
+    // The propagation response's data for the current scene upload, built by the first solve
+    // that asks for it (impl/propagation/).
+    std::unique_ptr<propagation::PropagationSet<Real>> propagation;
+    std::vector<propagation::WalkScratch<Real>> walk_scratch; // per worker thread
 };
 
 struct Batch {
@@ -38,7 +44,8 @@ struct Batch {
     std::variant<BatchState<float>, BatchState<double>> state;
     std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
     ThreadPool pool;
-    std::string capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
+    std::string
+        capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
 };
 
 // Validates `rows` in full against the batch's world count and options and, only if all of it
@@ -46,7 +53,9 @@ struct Batch {
 // leaving the batch as it was. (The caller keeps or drops batch.scene.)
 void replace_rows(Batch& batch, const steel_rows_desc& rows);
 
-// Solves every world of the batch with its options on the CPU backend.
+// Solves every world of the batch with its options on the CPU backend. Throws steel::Error
+// before changing anything if the options ask for what the rows cannot give (the propagation
+// response without a scene upload, or with cone friction).
 void solve_batch_on_cpu(Batch& batch);
 
 } // namespace steel

@@ -4,9 +4,12 @@
 #include "batch.hpp"
 #include "classify.hpp"
 #include "dense_path.hpp"
+#include "error.hpp"
 #include "general_sweep.hpp"
 #include "momentum.hpp"
 #include "preelimination.hpp"
+#include "propagation/propagation_build.hpp"
+#include "propagation/propagation_sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +24,22 @@ template <class Real> bool all_finite(const Real* values, uint32_t count) {
     return true;
 }
 
+// A world whose numbers turned non-finite is isolated: it hands back "no constraint applied"
+// rather than poison. The per-sweep probe sees every error and impulse; this also catches a
+// velocity that the last row of the last sweep made non-finite.
+template <class Real>
+void isolate_if_nonfinite(const WorldRows<Real>& rows, WorldOutcome& outcome, Real* impulse,
+                          Real* velocity) {
+    const uint32_t m = rows.row_count, n = rows.dof_count;
+    if (!all_finite(impulse, m) || !all_finite(velocity, n) || !std::isfinite(outcome.residual))
+        outcome.flags |= STEEL_WORLD_NONFINITE;
+    if (outcome.flags & STEEL_WORLD_NONFINITE) {
+        outcome.flags &= ~uint32_t(STEEL_WORLD_CONVERGED);
+        std::fill(impulse, impulse + m, Real(0));
+        std::copy(rows.unconstrained_velocity, rows.unconstrained_velocity + n, velocity);
+    }
+}
+
 // Scratch one world needs on its path: the dense problem, then the momentum vectors.
 uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n) {
     uint64_t size = path == STEEL_PATH_DENSE ? dense_scratch_size(m, n) : 0;
@@ -29,14 +48,16 @@ uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n)
 }
 
 template <class Real>
-WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
-                         Real* scratch, Real* impulse, Real* velocity, double* history) {
+WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
+                         const steel_solve_options& options, Real* scratch, Real* impulse,
+                         Real* velocity, double* history) {
     const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
     const SweepSettings settings{options.iterations, options.tolerance};
     const uint32_t m = rows.row_count, n = rows.dof_count;
     const bool dense = path == STEEL_PATH_DENSE;
     const bool momentum = options.nesterov_momentum != 0;
-    for (uint32_t i = 0; i < m; ++i) impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
+    for (uint32_t i = 0; i < m; ++i)
+        impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
 
     Real* cursor = scratch;
     Real *a = nullptr, *rhs = nullptr;
@@ -60,7 +81,8 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path, const steel_
 
     const auto sweep = [&] {
         if (momentum) momentum_begin_sweep(state, impulse, m);
-        return dense ? dense_sweep(rows, a, rhs, params, impulse) : general_sweep(rows, params, impulse, velocity);
+        return dense ? dense_sweep(rows, a, rhs, params, impulse)
+                     : general_sweep(rows, params, impulse, velocity);
     };
     const auto between = [&](double residual) {
         return momentum && momentum_extrapolate(state, residual, impulse, m, velocity, n);
@@ -74,17 +96,20 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path, const steel_
 // Solves one world on its path, with bilateral pre-elimination when asked, and isolates it if
 // anything turned non-finite.
 template <class Real>
-WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_solve_options& options,
-                         Real* scratch, PreeliminationWorkspace<Real>& preelimination, Real* impulse, Real* velocity,
-                         double* history) {
-    const uint32_t m = rows.row_count, n = rows.dof_count;
+WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
+                         const steel_solve_options& options, Real* scratch,
+                         PreeliminationWorkspace<Real>& preelimination, Real* impulse,
+                         Real* velocity, double* history) {
+    const uint32_t n = rows.dof_count;
     WorldOutcome outcome;
     if (options.enable_bilateral_preelimination && bilateral_row_count(rows) > 0) {
         WorldRows<Real> kept;
         if (build_preeliminated_world(rows, Real(options.cfm), preelimination, kept)) {
-            const int32_t kept_path = classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n);
+            const int32_t kept_path =
+                classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n);
             Real* kept_impulse = preelimination.kept_impulse.data();
-            outcome = sweep_world(kept, kept_path, options, scratch, kept_impulse, velocity, history);
+            outcome =
+                sweep_world(kept, kept_path, options, scratch, kept_impulse, velocity, history);
             recover_bilateral_impulses(rows, preelimination, kept_impulse, impulse, velocity);
         } else {
             outcome.flags |= STEEL_WORLD_NONFINITE;
@@ -93,33 +118,70 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path, const steel_
         outcome = sweep_world(rows, path, options, scratch, impulse, velocity, history);
     }
 
-    // The per-sweep probe sees every error and impulse; this also catches a velocity that the
-    // last row of the last sweep made non-finite.
-    if (!all_finite(impulse, m) || !all_finite(velocity, n) || !std::isfinite(outcome.residual))
-        outcome.flags |= STEEL_WORLD_NONFINITE;
-    if (outcome.flags & STEEL_WORLD_NONFINITE) {
-        // Isolate the world: hand back "no constraint applied" rather than poison.
-        outcome.flags &= ~uint32_t(STEEL_WORLD_CONVERGED);
-        std::fill(impulse, impulse + m, Real(0));
-        std::copy(rows.unconstrained_velocity, rows.unconstrained_velocity + n, velocity);
-    }
+    isolate_if_nonfinite(rows, outcome, impulse, velocity);
     return outcome;
 }
 
-template <class Real> void solve_state(BatchState<Real>& state, const steel_solve_options& options,
-                                       ThreadPool& pool) {
+// One world under the propagation response (SPEC 7): serial sweeps through the trees.
+template <class Real>
+WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& set,
+                                     const RowSet<Real>& row_set, uint32_t w,
+                                     const steel_solve_options& options,
+                                     propagation::WalkScratch<Real>& scratch, Real* impulse,
+                                     Real* velocity, double* history) {
+    const uint32_t body0 = set.world_body_offset[w];
+    propagation::PropagationWorld<Real> world{world_rows(row_set, w),
+                                              row_set.world_row_offset[w],
+                                              {&set, body0, row_set.world_dof_offset[w], velocity,
+                                               scratch.bias.data(), scratch.joint_impulse.data(),
+                                               scratch.body_change.data(), scratch.path.data()}};
+    world.rows.jy = set.denominator.data() + world.row0;
+    const WorldRows<Real>& rows = world.rows;
+    std::fill(scratch.bias.begin(),
+              scratch.bias.begin() + 6 * long(set.world_body_offset[w + 1] - body0), Real(0));
+    std::fill(scratch.joint_impulse.begin(), scratch.joint_impulse.begin() + rows.dof_count,
+              Real(0));
+
+    const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
+    for (uint32_t i = 0; i < rows.row_count; ++i)
+        impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
+    propagation::velocity_from_impulses(world, w, impulse);
+    WorldOutcome outcome = run_sweeps<Real>(
+        SweepSettings{options.iterations, options.tolerance}, history,
+        [&] { return propagation::propagation_sweep(world, w, params, impulse); },
+        [](double) { return false; });
+    outcome.path = STEEL_PATH_GENERAL;
+    isolate_if_nonfinite(rows, outcome, impulse, velocity);
+    return outcome;
+}
+
+template <class Real>
+void solve_state(BatchState<Real>& state, const steel_solve_options& options,
+                 const scene::SceneRecord* scene, ThreadPool& pool) {
     const RowSet<Real>& set = state.rows;
     const uint32_t world_count = set.world_count;
     const bool momentum = options.nesterov_momentum != 0;
+    const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
+    if (propagation && !state.propagation) {
+        if (!scene)
+            fail(STEEL_ERROR_INVALID_ARGUMENT, "steel_batch_solve: articulated_contact_response = "
+                                               "STEEL_RESPONSE_PROPAGATION needs a scene upload "
+                                               "(steel_batch_upload_scene): these rows came from "
+                                               "steel_batch_upload_rows or a snapshot and carry "
+                                               "no bodies to propagate through");
+        state.propagation = std::make_unique<propagation::PropagationSet<Real>>(
+            propagation::build_propagation_set(*scene, set));
+    }
 
     state.world_path.resize(world_count);
     uint64_t scratch_size = 0;
     for (uint32_t w = 0; w < world_count; ++w) {
         const uint32_t m = set.row_count(w);
-        const uint64_t values =
-            set.value_offset[set.world_row_offset[w + 1]] - set.value_offset[set.world_row_offset[w]];
+        const uint64_t values = set.value_offset[set.world_row_offset[w + 1]] -
+                                set.value_offset[set.world_row_offset[w]];
         state.world_path[w] = classify_world(options.path, m, values);
-        scratch_size = std::max(scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
+        scratch_size = std::max(
+            scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
     }
     // Everything that may allocate happens here, before the parallel part.
     state.preelimination.resize(pool.thread_count());
@@ -129,10 +191,23 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
             max_rows = std::max(max_rows, set.row_count(w));
             max_dofs = std::max(max_dofs, set.dof_count(w));
             // The derived world may take the dense path even where the original did not.
-            scratch_size = std::max(scratch_size, world_scratch_size(STEEL_PATH_DENSE, momentum, set.row_count(w),
-                                                                     set.dof_count(w)));
+            scratch_size =
+                std::max(scratch_size, world_scratch_size(STEEL_PATH_DENSE, momentum,
+                                                          set.row_count(w), set.dof_count(w)));
         }
-        for (PreeliminationWorkspace<Real>& workspace : state.preelimination) workspace.reserve(max_rows, max_dofs);
+        for (PreeliminationWorkspace<Real>& workspace : state.preelimination)
+            workspace.reserve(max_rows, max_dofs);
+    }
+    if (propagation) {
+        uint32_t max_bodies = 0, max_dofs = 0;
+        for (uint32_t w = 0; w < world_count; ++w) {
+            max_bodies = std::max(max_bodies, state.propagation->world_body_offset[w + 1] -
+                                                  state.propagation->world_body_offset[w]);
+            max_dofs = std::max(max_dofs, set.dof_count(w));
+        }
+        state.walk_scratch.resize(pool.thread_count());
+        for (propagation::WalkScratch<Real>& scratch : state.walk_scratch)
+            scratch.reserve(max_bodies, max_dofs, std::max(state.propagation->max_depth, 1u));
     }
     state.scratch.resize(pool.thread_count());
     for (std::vector<Real>& scratch : state.scratch)
@@ -147,9 +222,15 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
         const WorldRows<Real> rows = world_rows(set, w);
         Real* impulse = state.results.impulse.data() + set.world_row_offset[w];
         Real* velocity = state.results.velocity.data() + set.world_dof_offset[w];
-        double* history = state.history_stride ? state.history.data() + uint64_t(w) * state.history_stride : nullptr;
-        const WorldOutcome outcome = solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
-                                                 state.preelimination[thread], impulse, velocity, history);
+        double* history = state.history_stride
+                              ? state.history.data() + uint64_t(w) * state.history_stride
+                              : nullptr;
+        const WorldOutcome outcome =
+            propagation
+                ? solve_propagation_world(*state.propagation, set, w, options,
+                                          state.walk_scratch[thread], impulse, velocity, history)
+                : solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
+                              state.preelimination[thread], impulse, velocity, history);
         steel_world_stats& stats = state.stats[w];
         stats = steel_world_stats{};
         stats.struct_size = sizeof(steel_world_stats);
@@ -166,7 +247,9 @@ template <class Real> void solve_state(BatchState<Real>& state, const steel_solv
 } // namespace
 
 void solve_batch_on_cpu(Batch& batch) {
-    std::visit([&](auto& state) { solve_state(state, batch.options, batch.pool); }, batch.state);
+    std::visit(
+        [&](auto& state) { solve_state(state, batch.options, batch.scene.get(), batch.pool); },
+        batch.state);
 }
 
 } // namespace steel

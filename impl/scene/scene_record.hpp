@@ -19,13 +19,25 @@ struct ArticulationRecord {
     uint32_t first_position; // world-local, into the scene's joint_position
     ArticulationModel model;
     Kinematics kinematics;
-    std::vector<double> q;   // the model's position coordinates at the step
+    std::vector<double> q; // the model's position coordinates at the step
     // A standalone body (joint type NONE): it has no scene position coordinates (a dynamic one
     // is modelled as a FREE joint whose parent frame is its pose, q the identity), and a
     // kinematic one moves at `kinematic_velocity` (world Plucker) whatever touches it.
     bool standalone = false;
     int32_t flags = STEEL_BODY_DYNAMIC;
     Spatial kinematic_velocity;
+    // Per DOF, what H~ adds to H's diagonal: armature + dt damping (+ dt kd + dt^2 kp for
+    // augmented drives). The propagation response factors the same H~ (SPEC 7).
+    std::vector<double> augmentation;
+};
+
+// One term of a row's J as the propagation response sees it (SPEC 7): a spatial force at a
+// body (J_side = force^T J_body, the body's 6 x n Jacobian), or one joint-space entry.
+struct PropagationTerm {
+    int32_t articulation; // world-local
+    int32_t body;         // articulation-local body of a body term; -1 for a joint-space entry
+    int32_t dof;          // articulation-local DOF of a joint-space entry; -1 for a body term
+    double value[6];      // the force (moment about the world origin, force) or value[0]
 };
 
 struct ContactRecord {
@@ -40,15 +52,21 @@ struct WorldRecord {
     std::vector<int64_t> lower_limit_row; // per DOF: batch row index, -1 if none
     std::vector<int64_t> upper_limit_row;
     std::vector<int64_t> drive_row; // per DOF, drive_mode ROWS only
-    std::vector<std::array<int64_t, 3>> connect_rows; // per connect: its x, y, z rows (-1: left out)
-    std::vector<int64_t> mimic_rows;                  // per mimic
+    std::vector<std::array<int64_t, 3>>
+        connect_rows;                // per connect: its x, y, z rows (-1: left out)
+    std::vector<int64_t> mimic_rows; // per mimic
+    // Every row's J as propagation terms: row r (world-local) has terms [term_offset[r],
+    // term_offset[r + 1]).
+    std::vector<PropagationTerm> terms;
+    std::vector<uint32_t> term_offset{0};
 };
 
 struct SceneRecord {
     double dt = 0;
     std::vector<WorldRecord> worlds;
     std::vector<double> joint_position; // q of the step, scene order
-    std::vector<uint32_t> world_body_offset, world_dof_offset, world_position_offset, world_contact_offset;
+    std::vector<uint32_t> world_body_offset, world_dof_offset, world_position_offset,
+        world_contact_offset;
 };
 
 // Builds a world's rows into a steel_rows_desc-shaped set of arrays (declared in scene_rows.hpp).

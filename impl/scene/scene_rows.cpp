@@ -24,31 +24,42 @@ void require(const void* pointer, const char* field, const char* reason) {
 // Each check takes place(), a callable naming the item ("world 0, body 3"), and calls it only on
 // failure: formatting every item's name up front cost more than building its rows.
 template <class Place> void finite(double value, const Place& place, const char* field) {
-    if (!std::isfinite(value)) bad(format("%s: %s = %g is not finite", place().c_str(), field, value));
+    if (!std::isfinite(value))
+        bad(format("%s: %s = %g is not finite", place().c_str(), field, value));
 }
 
-Vec3 vec3(const double* p) { return {p[0], p[1], p[2]}; }
+Vec3 vec3(const double* p) {
+    return {p[0], p[1], p[2]};
+}
 
 template <class Place> void unit(Vec3 v, const Place& place, const char* field) {
-    if (std::fabs(norm(v) - 1.0) > 1e-6) bad(format("%s: %s has length %g; it must be a unit vector", place().c_str(), field, norm(v)));
+    if (std::fabs(norm(v) - 1.0) > 1e-6)
+        bad(format("%s: %s has length %g; it must be a unit vector", place().c_str(), field,
+                   norm(v)));
 }
 
 template <class Place> Quat quat(const double* p, const Place& place, const char* field) {
     const Quat q{p[0], p[1], p[2], p[3]};
     const double length = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
     if (std::fabs(length - 1.0) > 1e-6)
-        bad(format("%s: %s has norm %g; it must be a unit quaternion (w, x, y, z)", place().c_str(), field, length));
+        bad(format("%s: %s has norm %g; it must be a unit quaternion (w, x, y, z)", place().c_str(),
+                   field, length));
     return normalized(q);
 }
 
 template <class Place> Pose pose(const double* p, const Place& place, const char* field) {
-    for (int k = 0; k < 7; ++k) finite(p[k], place, field);
+    for (int k = 0; k < 7; ++k)
+        finite(p[k], place, field);
     return {vec3(p), quat(p + 3, place, field)};
 }
 
-bool cholesky(std::vector<double>& a, uint32_t n) { return cholesky_factor_in_place(a.data(), n); }
+bool cholesky(std::vector<double>& a, uint32_t n) {
+    return cholesky_factor_in_place(a.data(), n);
+}
 
-void cholesky_solve(const std::vector<double>& l, uint32_t n, double* x) { cholesky_solve_in_place(l.data(), n, x); }
+void cholesky_solve(const std::vector<double>& l, uint32_t n, double* x) {
+    cholesky_solve_in_place(l.data(), n, x);
+}
 
 // Per articulation of the world being built.
 struct Built {
@@ -56,16 +67,21 @@ struct Built {
     std::vector<double> factor; // Cholesky factor of H~
 };
 
-// One side of a row: dense J over one articulation's DOFs.
+// One side of a row: dense J over one articulation's DOFs, and, for a row acting at a body
+// (contact, connect), the body and the spatial force whose J_body^T image the jacobian is.
 struct Side {
     int32_t articulation = -1;
     std::vector<double> jacobian;
+    int32_t body = -1; // articulation-local; -1: a joint-space row
+    Spatial force;
 };
 
 class WorldBuilder {
   public:
-    WorldBuilder(BuiltRows& out, std::vector<Built>& articulations, const std::vector<int32_t>& body_articulation)
-        : out_(out), articulations_(articulations), body_articulation_(body_articulation) {}
+    WorldBuilder(BuiltRows& out, std::vector<Built>& articulations,
+                 const std::vector<int32_t>& body_articulation, WorldRecord& world)
+        : out_(out), articulations_(articulations), body_articulation_(body_articulation),
+          world_(world) {}
 
     // The side of a row on body b (-1: the world, no side).
     Side side(int32_t body) const {
@@ -85,22 +101,31 @@ class WorldBuilder {
     // Appends a row with up to two sides; Y = H~^-1 J^T per side. Returns its world-local index,
     // or -1 when the row cannot act (J is zero to 1e-12: both sides static, or a direction no
     // joint can move, like the out-of-plane axis of a planar loop's connect constraint).
-    int32_t add_row(Side a, Side b, double bias, int32_t kind, double lower, double upper, int32_t normal_row,
-                    double friction, double regularization = 0.0) {
-        if (a.articulation >= 0 && a.articulation == b.articulation) { // one articulation: one block
-            for (size_t k = 0; k < a.jacobian.size(); ++k) a.jacobian[k] += b.jacobian[k];
+    int32_t add_row(Side a, Side b, double bias, int32_t kind, double lower, double upper,
+                    int32_t normal_row, double friction, double regularization = 0.0) {
+        std::vector<PropagationTerm> terms;
+        for (const Side* s : {&a, &b})
+            append_terms(*s, terms);
+        if (a.articulation >= 0 &&
+            a.articulation == b.articulation) { // one articulation: one block
+            for (size_t k = 0; k < a.jacobian.size(); ++k)
+                a.jacobian[k] += b.jacobian[k];
             b = Side{};
         }
         double largest = 0;
         for (const Side* s : {&a, &b})
-            for (double value : s->jacobian) largest = std::max(largest, std::fabs(value));
+            for (double value : s->jacobian)
+                largest = std::max(largest, std::fabs(value));
         if (largest < 1e-12) return -1;
         if (a.articulation >= 0 && b.articulation >= 0 &&
-            articulations_[a.articulation].record.first_dof > articulations_[b.articulation].record.first_dof)
+            articulations_[a.articulation].record.first_dof >
+                articulations_[b.articulation].record.first_dof)
             std::swap(a, b);
         for (const Side* s : {&a, &b}) {
-            const uint32_t n = s->articulation >= 0 ? articulations_[s->articulation].record.model.dof_count() : 0;
-            out_.block_offset.push_back(n > 0 ? articulations_[s->articulation].record.first_dof : 0);
+            const uint32_t n =
+                s->articulation >= 0 ? articulations_[s->articulation].record.model.dof_count() : 0;
+            out_.block_offset.push_back(n > 0 ? articulations_[s->articulation].record.first_dof
+                                              : 0);
             out_.block_length.push_back(n);
             if (n == 0) continue;
             std::vector<double> response = s->jacobian;
@@ -116,13 +141,28 @@ class WorldBuilder {
         out_.friction.push_back(friction);
         out_.regularization.push_back(regularization);
         out_.initial_impulse.push_back(0.0);
+        world_.terms.insert(world_.terms.end(), terms.begin(), terms.end());
+        world_.term_offset.push_back(uint32_t(world_.terms.size()));
         return int32_t(out_.row_counts.back()++);
+    }
+
+    // A point-velocity side: J = direction . (velocity of world point p on the body).
+    Side point_side(int32_t body, Vec3 point, Vec3 direction) const {
+        Side s = side(body);
+        if (body >= 0 && !s.jacobian.empty()) {
+            point_jacobian(articulation_of(body).model, articulation_of(body).kinematics,
+                           local_body(body), point, direction, s.jacobian.data());
+            s.body = local_body(body);
+            s.force = {cross(point, direction), direction}; // n.(v_O + w x p) = (p x n).w + n.v_O
+        }
+        return s;
     }
 
     bool can_act(const Side& a, const Side& b) const {
         Side sum = a;
         if (a.articulation >= 0 && a.articulation == b.articulation) {
-            for (size_t k = 0; k < sum.jacobian.size(); ++k) sum.jacobian[k] += b.jacobian[k];
+            for (size_t k = 0; k < sum.jacobian.size(); ++k)
+                sum.jacobian[k] += b.jacobian[k];
         } else {
             for (double value : b.jacobian)
                 if (std::fabs(value) >= 1e-12) return true;
@@ -138,15 +178,34 @@ class WorldBuilder {
         for (const Side* s : {&a, &b}) {
             if (s->articulation < 0) continue;
             const uint32_t first = articulations_[s->articulation].record.first_dof;
-            for (size_t k = 0; k < s->jacobian.size(); ++k) sum += s->jacobian[k] * qd[first + k];
+            for (size_t k = 0; k < s->jacobian.size(); ++k)
+                sum += s->jacobian[k] * qd[first + k];
         }
         return sum;
     }
 
   private:
+    // The side as propagation terms: one body term, or its non-zero joint-space entries.
+    static void append_terms(const Side& s, std::vector<PropagationTerm>& terms) {
+        if (s.articulation < 0 || s.jacobian.empty()) return;
+        if (s.body >= 0) {
+            const Spatial& f = s.force;
+            terms.push_back(
+                {s.articulation,
+                 s.body,
+                 -1,
+                 {f.angular.x, f.angular.y, f.angular.z, f.linear.x, f.linear.y, f.linear.z}});
+            return;
+        }
+        for (size_t k = 0; k < s.jacobian.size(); ++k)
+            if (s.jacobian[k] != 0.0)
+                terms.push_back({s.articulation, -1, int32_t(k), {s.jacobian[k], 0, 0, 0, 0, 0}});
+    }
+
     BuiltRows& out_;
     std::vector<Built>& articulations_;
     const std::vector<int32_t>& body_articulation_;
+    WorldRecord& world_;
 };
 
 // A unit vector orthogonal to n, chosen the same way every time.
@@ -156,7 +215,9 @@ Vec3 first_tangent(Vec3 n) {
     return (1.0 / norm(t)) * t;
 }
 
-double positional_bias(double gap, double dt, double beta) { return gap > 0 ? gap / dt : beta * gap / dt; }
+double positional_bias(double gap, double dt, double beta) {
+    return gap > 0 ? gap / dt : beta * gap / dt;
+}
 
 } // namespace
 
@@ -183,14 +244,18 @@ steel_rows_desc BuiltRows::desc() const {
     return desc;
 }
 
-BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count, SceneRecord& record) {
+BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count,
+                           SceneRecord& record) {
     if (d.world_count != batch_world_count)
-        bad(format("world_count is %u but the batch has %u worlds", d.world_count, batch_world_count));
+        bad(format("world_count is %u but the batch has %u worlds", d.world_count,
+                   batch_world_count));
     if (!(d.dt > 0) || !std::isfinite(d.dt)) bad(format("dt = %g must be finite and > 0", d.dt));
-    if (!(d.baumgarte >= 0 && d.baumgarte <= 1)) bad(format("baumgarte = %g must be in [0, 1]", d.baumgarte));
+    if (!(d.baumgarte >= 0 && d.baumgarte <= 1))
+        bad(format("baumgarte = %g must be in [0, 1]", d.baumgarte));
     if (!(d.restitution_threshold >= 0) || !std::isfinite(d.restitution_threshold))
         bad(format("restitution_threshold = %g must be finite and >= 0", d.restitution_threshold));
-    if (d.friction_model != STEEL_FRICTION_MODEL_BOX && d.friction_model != STEEL_FRICTION_MODEL_CONE)
+    if (d.friction_model != STEEL_FRICTION_MODEL_BOX &&
+        d.friction_model != STEEL_FRICTION_MODEL_CONE)
         bad(format("friction_model = %d is not a STEEL_FRICTION_MODEL_* value", d.friction_model));
     if (d.drive_mode != STEEL_DRIVE_MODE_AUGMENTED && d.drive_mode != STEEL_DRIVE_MODE_ROWS)
         bad(format("drive_mode = %d is not a STEEL_DRIVE_MODE_* value", d.drive_mode));
@@ -210,39 +275,44 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         record.world_body_offset[w + 1] = record.world_body_offset[w] + d.world_body_count[w];
         record.world_contact_offset[w + 1] =
             record.world_contact_offset[w] + (d.world_contact_count ? d.world_contact_count[w] : 0);
-        connect_offset[w + 1] = connect_offset[w] + (d.world_connect_count ? d.world_connect_count[w] : 0);
+        connect_offset[w + 1] =
+            connect_offset[w] + (d.world_connect_count ? d.world_connect_count[w] : 0);
         mimic_offset[w + 1] = mimic_offset[w] + (d.world_mimic_count ? d.world_mimic_count[w] : 0);
     }
     const uint64_t bodies = record.world_body_offset[worlds];
     if (bodies > 0) {
-        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.body_mass, "body_mass"},
-                                            {d.body_com, "body_com"},
-                                            {d.body_inertia, "body_inertia"},
-                                            {d.joint_type, "joint_type"},
-                                            {d.joint_parent, "joint_parent"},
-                                            {d.joint_parent_frame, "joint_parent_frame"},
-                                            {d.joint_child_frame, "joint_child_frame"}})
+        for (const auto& [pointer, name] :
+             {std::pair<const void*, const char*>{d.body_mass, "body_mass"},
+              {d.body_com, "body_com"},
+              {d.body_inertia, "body_inertia"},
+              {d.joint_type, "joint_type"},
+              {d.joint_parent, "joint_parent"},
+              {d.joint_parent_frame, "joint_parent_frame"},
+              {d.joint_child_frame, "joint_child_frame"}})
             require(pointer, name, "there are bodies");
     }
     if (record.world_contact_offset[worlds] > 0)
-        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.contact_body_a, "contact_body_a"},
-                                            {d.contact_body_b, "contact_body_b"},
-                                            {d.contact_point, "contact_point"},
-                                            {d.contact_normal, "contact_normal"},
-                                            {d.contact_distance, "contact_distance"},
-                                            {d.contact_friction, "contact_friction"}})
+        for (const auto& [pointer, name] :
+             {std::pair<const void*, const char*>{d.contact_body_a, "contact_body_a"},
+              {d.contact_body_b, "contact_body_b"},
+              {d.contact_point, "contact_point"},
+              {d.contact_normal, "contact_normal"},
+              {d.contact_distance, "contact_distance"},
+              {d.contact_friction, "contact_friction"}})
             require(pointer, name, "there are contacts");
     if (connect_offset[worlds] > 0)
-        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.connect_body_a, "connect_body_a"},
-                                            {d.connect_body_b, "connect_body_b"},
-                                            {d.connect_point_a, "connect_point_a"},
-                                            {d.connect_point_b, "connect_point_b"}})
+        for (const auto& [pointer, name] :
+             {std::pair<const void*, const char*>{d.connect_body_a, "connect_body_a"},
+              {d.connect_body_b, "connect_body_b"},
+              {d.connect_point_a, "connect_point_a"},
+              {d.connect_point_b, "connect_point_b"}})
             require(pointer, name, "there are connect constraints");
     if (mimic_offset[worlds] > 0)
-        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.mimic_joint_a, "mimic_joint_a"},
-                                            {d.mimic_joint_b, "mimic_joint_b"},
-                                            {d.mimic_ratio, "mimic_ratio"},
-                                            {d.mimic_offset, "mimic_offset"}})
+        for (const auto& [pointer, name] :
+             {std::pair<const void*, const char*>{d.mimic_joint_a, "mimic_joint_a"},
+              {d.mimic_joint_b, "mimic_joint_b"},
+              {d.mimic_ratio, "mimic_ratio"},
+              {d.mimic_offset, "mimic_offset"}})
             require(pointer, name, "there are mimic constraints");
 
     // Joint types first: they fix the DOF and position counts.
@@ -255,12 +325,17 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const int32_t type = d.joint_type[b];
             const uint64_t local = b - record.world_body_offset[w];
             if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_NONE)
-                bad(format("world %u, body %" PRIu64 ": joint_type = %d is not a STEEL_JOINT_* value", w, local, type));
+                bad(format("world %u, body %" PRIu64
+                           ": joint_type = %d is not a STEEL_JOINT_* value",
+                           w, local, type));
             const int32_t flags = d.body_flags ? d.body_flags[b] : STEEL_BODY_DYNAMIC;
             if (flags < STEEL_BODY_DYNAMIC || flags > STEEL_BODY_KINEMATIC)
-                bad(format("world %u, body %" PRIu64 ": body_flags = %d is not a STEEL_BODY_* value", w, local, flags));
+                bad(format("world %u, body %" PRIu64
+                           ": body_flags = %d is not a STEEL_BODY_* value",
+                           w, local, flags));
             if (flags != STEEL_BODY_DYNAMIC && type != STEEL_JOINT_NONE)
-                bad(format("world %u, body %" PRIu64 ": body_flags = %d needs joint_type STEEL_JOINT_NONE (a "
+                bad(format("world %u, body %" PRIu64
+                           ": body_flags = %d needs joint_type STEEL_JOINT_NONE (a "
                            "standalone body); a body in an articulation moves with its joint",
                            w, local, flags));
             if (type == STEEL_JOINT_NONE) {
@@ -279,23 +354,28 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
     if (joint_dofs > 0) require(d.joint_velocity, "joint_velocity", "there are joints with DOFs");
     const bool drives = d.drive_stiffness || d.drive_damping;
     if (drives) {
-        for (const auto& [pointer, name] : {std::pair<const void*, const char*>{d.drive_stiffness, "drive_stiffness"},
-                                            {d.drive_damping, "drive_damping"},
-                                            {d.drive_target_position, "drive_target_position"},
-                                            {d.drive_target_velocity, "drive_target_velocity"}})
+        for (const auto& [pointer, name] :
+             {std::pair<const void*, const char*>{d.drive_stiffness, "drive_stiffness"},
+              {d.drive_damping, "drive_damping"},
+              {d.drive_target_position, "drive_target_position"},
+              {d.drive_target_velocity, "drive_target_velocity"}})
             require(pointer, name, "drives are given");
     }
     if (d.joint_position)
-        record.joint_position.assign(d.joint_position, d.joint_position + record.world_position_offset[worlds]);
+        record.joint_position.assign(d.joint_position,
+                                     d.joint_position + record.world_position_offset[worlds]);
 
     BuiltRows out;
     for (uint32_t w = 0; w < worlds; ++w) {
         WorldRecord& world = record.worlds[w];
         const uint64_t body0 = record.world_body_offset[w];
         const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
-        const uint64_t dof0 = record.world_dof_offset[w], position0 = record.world_position_offset[w];
+        const uint64_t dof0 = record.world_dof_offset[w],
+                       position0 = record.world_position_offset[w];
         const Vec3 gravity = vec3(d.gravity + 3 * size_t(w));
-        for (int k = 0; k < 3; ++k) finite(d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
+        for (int k = 0; k < 3; ++k)
+            finite(
+                d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
 
         // Bodies and joints, grouped into articulations (a root joint and the bodies after it).
         std::vector<Built> articulations;
@@ -309,39 +389,47 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const auto place = [&] { return format("world %u, body %u", w, b); };
             const int32_t parent = d.joint_parent[g];
             if (parent >= int32_t(b) || parent < -1)
-                bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(), parent));
+                bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(),
+                           parent));
             if (parent == -1) {
                 articulations.emplace_back();
                 articulations.back().record.first_body = b;
                 articulations.back().record.first_dof = dof;
                 articulations.back().record.first_position = position;
             } else if (uint32_t(parent) < articulations.back().record.first_body) {
-                bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each articulation's "
+                bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each "
+                           "articulation's "
                            "bodies together, root first",
                            place().c_str(), parent));
             } else if (articulations.back().record.standalone) {
-                bad(format("%s: joint_parent = %d is a standalone body (STEEL_JOINT_NONE); joints cannot hang "
+                bad(format("%s: joint_parent = %d is a standalone body (STEEL_JOINT_NONE); joints "
+                           "cannot hang "
                            "from it",
                            place().c_str(), parent));
             }
             const bool standalone = d.joint_type[g] == STEEL_JOINT_NONE;
             if (standalone && parent != -1)
-                bad(format("%s: a standalone body (STEEL_JOINT_NONE) needs joint_parent = -1, not %d", place().c_str(),
-                           parent));
+                bad(format(
+                    "%s: a standalone body (STEEL_JOINT_NONE) needs joint_parent = -1, not %d",
+                    place().c_str(), parent));
             body_articulation[b] = int32_t(articulations.size() - 1);
             ArticulationRecord& art = articulations.back().record;
             BodyModel body;
             body.mass = d.body_mass[g];
             if (!(body.mass > 0) || !std::isfinite(body.mass))
-                bad(format("%s: body_mass = %g must be finite and > 0", place().c_str(), body.mass));
-            for (int k = 0; k < 3; ++k) finite(d.body_com[3 * g + k], place, "body_com");
+                bad(format("%s: body_mass = %g must be finite and > 0", place().c_str(),
+                           body.mass));
+            for (int k = 0; k < 3; ++k)
+                finite(d.body_com[3 * g + k], place, "body_com");
             body.com = vec3(d.body_com + 3 * g);
             const double* inertia = d.body_inertia + 6 * g;
-            for (int k = 0; k < 6; ++k) finite(inertia[k], place, "body_inertia");
+            for (int k = 0; k < 6; ++k)
+                finite(inertia[k], place, "body_inertia");
             const double entries[9] = {inertia[0], inertia[3], inertia[4], inertia[3], inertia[1],
                                        inertia[5], inertia[4], inertia[5], inertia[2]};
             std::vector<double> check(entries, entries + 9);
-            if (!cholesky(check, 3)) bad(format("%s: body_inertia is not positive definite", place().c_str()));
+            if (!cholesky(check, 3))
+                bad(format("%s: body_inertia is not positive definite", place().c_str()));
             std::copy(entries, entries + 9, body.inertia.m);
             JointModel joint;
             joint.type = standalone ? JointType::fixed : JointType(d.joint_type[g]);
@@ -353,39 +441,47 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 const Pose body_pose = pose(d.body_pose + 7 * g, place, "body_pose");
                 Vec3 com_velocity, angular;
                 if (art.flags != STEEL_BODY_STATIC) {
-                    require(d.body_velocity, "body_velocity", "there are dynamic or kinematic standalone bodies");
-                    for (int k = 0; k < 6; ++k) finite(d.body_velocity[6 * g + k], place, "body_velocity");
+                    require(d.body_velocity, "body_velocity",
+                            "there are dynamic or kinematic standalone bodies");
+                    for (int k = 0; k < 6; ++k)
+                        finite(d.body_velocity[6 * g + k], place, "body_velocity");
                     com_velocity = vec3(d.body_velocity + 6 * g);
                     angular = vec3(d.body_velocity + 6 * g + 3);
                 }
-                // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w x origin.
+                // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w
+                // x origin.
                 const Vec3 arm = rotation(body_pose.orientation) * body.com;
                 const Vec3 origin_velocity = com_velocity - cross(angular, arm);
                 joint.parent_frame = body_pose;
                 if (art.flags == STEEL_BODY_DYNAMIC) {
                     joint.type = JointType::free;
                     art.q = {0, 0, 0, 1, 0, 0, 0};
-                    standalone_velocity.assign({origin_velocity.x, origin_velocity.y, origin_velocity.z, angular.x,
-                                                angular.y, angular.z});
+                    standalone_velocity.assign({origin_velocity.x, origin_velocity.y,
+                                                origin_velocity.z, angular.x, angular.y,
+                                                angular.z});
                 } else if (art.flags == STEEL_BODY_KINEMATIC) {
-                    art.kinematic_velocity = {angular, origin_velocity - cross(angular, body_pose.position)};
+                    art.kinematic_velocity = {angular,
+                                              origin_velocity - cross(angular, body_pose.position)};
                 }
                 art.model.bodies.push_back(body);
                 art.model.joints.push_back(joint);
                 if (art.flags == STEEL_BODY_DYNAMIC)
-                    for (uint32_t k = 0; k < 6; ++k) world_qd[dof + k] = standalone_velocity[k];
+                    for (uint32_t k = 0; k < 6; ++k)
+                        world_qd[dof + k] = standalone_velocity[k];
                 dof += art.flags == STEEL_BODY_DYNAMIC ? 6 : 0;
                 continue;
             }
             if (joint.type == JointType::revolute || joint.type == JointType::prismatic) {
                 require(d.joint_axis, "joint_axis", "there are revolute or prismatic joints");
-                for (int k = 0; k < 3; ++k) finite(d.joint_axis[3 * g + k], place, "joint_axis");
+                for (int k = 0; k < 3; ++k)
+                    finite(d.joint_axis[3 * g + k], place, "joint_axis");
                 joint.axis = vec3(d.joint_axis + 3 * g);
                 unit(joint.axis, place, "joint_axis");
             }
             joint.parent_frame = pose(d.joint_parent_frame + 7 * g, place, "joint_parent_frame");
             joint.child_frame = pose(d.joint_child_frame + 7 * g, place, "joint_child_frame");
-            const uint32_t positions = joint_position_count(joint.type), dofs = joint_dof_count(joint.type);
+            const uint32_t positions = joint_position_count(joint.type),
+                           dofs = joint_dof_count(joint.type);
             for (uint32_t k = 0; k < positions; ++k)
                 finite(d.joint_position[position0 + position + k], place, "joint_position");
             if (joint.type == JointType::ball || joint.type == JointType::free) {
@@ -400,38 +496,52 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 world_qd[dof + k] = d.joint_velocity[gk];
                 const auto dof_place = [&] { return format("world %u, body %u, DOF %u", w, b, k); };
                 finite(d.joint_velocity[gk], dof_place, "joint_velocity");
-                if (d.joint_armature && !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
-                    bad(format("%s: joint_armature = %g must be finite and >= 0", dof_place().c_str(), d.joint_armature[gk]));
-                if (d.joint_damping && !(d.joint_damping[gk] >= 0 && std::isfinite(d.joint_damping[gk])))
-                    bad(format("%s: joint_damping = %g must be finite and >= 0", dof_place().c_str(), d.joint_damping[gk]));
+                if (d.joint_armature &&
+                    !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
+                    bad(format("%s: joint_armature = %g must be finite and >= 0",
+                               dof_place().c_str(), d.joint_armature[gk]));
+                if (d.joint_damping &&
+                    !(d.joint_damping[gk] >= 0 && std::isfinite(d.joint_damping[gk])))
+                    bad(format("%s: joint_damping = %g must be finite and >= 0",
+                               dof_place().c_str(), d.joint_damping[gk]));
                 const double lower = d.joint_lower ? d.joint_lower[gk] : -INFINITY;
                 const double upper = d.joint_upper ? d.joint_upper[gk] : INFINITY;
-                if (std::isnan(lower) || std::isnan(upper) || !(lower <= upper) || lower == INFINITY || upper == -INFINITY)
-                    bad(format("%s: joint limits [%g, %g] are not an interval", dof_place().c_str(), lower, upper));
+                if (std::isnan(lower) || std::isnan(upper) || !(lower <= upper) ||
+                    lower == INFINITY || upper == -INFINITY)
+                    bad(format("%s: joint limits [%g, %g] are not an interval", dof_place().c_str(),
+                               lower, upper));
                 if (dofs != 1 && (std::isfinite(lower) || std::isfinite(upper)))
-                    bad(format("%s: joint limits apply to revolute and prismatic joints only", dof_place().c_str()));
+                    bad(format("%s: joint limits apply to revolute and prismatic joints only",
+                               dof_place().c_str()));
                 if (drives) {
                     const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
                     if (!(kp >= 0) || !(kd >= 0) || !std::isfinite(kp) || !std::isfinite(kd))
-                        bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0", dof_place().c_str(), kp, kd));
+                        bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0",
+                                   dof_place().c_str(), kp, kd));
                     if (dofs != 1 && (kp > 0 || kd > 0))
-                        bad(format("%s: drives apply to revolute and prismatic joints only", dof_place().c_str()));
+                        bad(format("%s: drives apply to revolute and prismatic joints only",
+                                   dof_place().c_str()));
                     finite(d.drive_target_position[gk], dof_place, "drive_target_position");
                     finite(d.drive_target_velocity[gk], dof_place, "drive_target_velocity");
                 }
                 if (d.drive_effort_limit) {
                     const double effort = d.drive_effort_limit[gk];
-                    if (!(effort > 0)) bad(format("%s: drive_effort_limit = %g must be > 0", dof_place().c_str(), effort));
+                    if (!(effort > 0))
+                        bad(format("%s: drive_effort_limit = %g must be > 0", dof_place().c_str(),
+                                   effort));
                     if (std::isfinite(effort) && !drive_rows)
-                        bad(format("%s: drive_effort_limit = %g needs drive_mode = STEEL_DRIVE_MODE_ROWS (an "
+                        bad(format("%s: drive_effort_limit = %g needs drive_mode = "
+                                   "STEEL_DRIVE_MODE_ROWS (an "
                                    "augmented drive lives inside H~ and cannot be clamped)",
                                    dof_place().c_str(), effort));
                 }
                 if (d.joint_velocity_limit && !(d.joint_velocity_limit[gk] > 0))
-                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place().c_str(), d.joint_velocity_limit[gk]));
+                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place().c_str(),
+                               d.joint_velocity_limit[gk]));
             }
             if (d.external_force)
-                for (int k = 0; k < 6; ++k) finite(d.external_force[6 * g + k], place, "external_force");
+                for (int k = 0; k < 6; ++k)
+                    finite(d.external_force[6 * g + k], place, "external_force");
             art.model.bodies.push_back(body);
             art.model.joints.push_back(joint);
             dof += dofs;
@@ -449,7 +559,8 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const uint32_t n = art.model.dof_count();
             const std::vector<double>& q = art.q;
             art.kinematics = forward_kinematics(art.model, q);
-            const std::vector<double> qd(world_qd.begin() + art.first_dof, world_qd.begin() + art.first_dof + n);
+            const std::vector<double> qd(world_qd.begin() + art.first_dof,
+                                         world_qd.begin() + art.first_dof + n);
             std::vector<Spatial> external;
             if (d.external_force)
                 for (uint32_t b = 0; b < art.model.bodies.size(); ++b) {
@@ -458,10 +569,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                     const Vec3 com = art.kinematics.body_inertia[b].com;
                     external.push_back({torque + cross(com, force), force});
                 }
-            const std::vector<double> bias =
-                inverse_dynamics(art.model, art.kinematics, qd, std::vector<double>(n, 0.0), gravity, external);
+            const std::vector<double> bias = inverse_dynamics(
+                art.model, art.kinematics, qd, std::vector<double>(n, 0.0), gravity, external);
             built.factor = mass_matrix(art.model, art.kinematics);
             std::vector<double> force(n);
+            art.augmentation.assign(n, 0.0);
             for (uint32_t k = 0; k < n; ++k) {
                 const uint64_t gk = dof0 + art.first_dof + k;
                 const double armature = d.joint_armature ? d.joint_armature[gk] : 0.0;
@@ -469,30 +581,36 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 // With drive rows the drive is a row, not part of H~.
                 const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
                 const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
-                built.factor[size_t(k) * n + k] += armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
+                art.augmentation[k] = armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
+                built.factor[size_t(k) * n + k] += art.augmentation[k];
                 double f = -bias[k] - damping * qd[k];
                 if (kp > 0 || kd > 0) {
                     // The joint's own position coordinate (1-DOF joints only carry drives).
                     uint32_t joint = 0;
-                    while (art.model.dof_offset[joint + 1] <= k) ++joint;
+                    while (art.model.dof_offset[joint + 1] <= k)
+                        ++joint;
                     const double qk = q[art.model.position_offset[joint]];
-                    f += kp * (d.drive_target_position[gk] - qk - d.dt * qd[k]) + kd * (d.drive_target_velocity[gk] - qd[k]);
+                    f += kp * (d.drive_target_position[gk] - qk - d.dt * qd[k]) +
+                         kd * (d.drive_target_velocity[gk] - qd[k]);
                 }
                 force[k] = f;
             }
             if (!cholesky(built.factor, n))
-                bad(format("world %u, articulation rooted at body %u: H~ is not positive definite", w, art.first_body));
+                bad(format("world %u, articulation rooted at body %u: H~ is not positive definite",
+                           w, art.first_body));
             cholesky_solve(built.factor, n, force.data());
-            for (uint32_t k = 0; k < n; ++k) out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
+            for (uint32_t k = 0; k < n; ++k)
+                out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
         }
 
-        WorldBuilder rows(out, articulations, body_articulation);
+        WorldBuilder rows(out, articulations, body_articulation, world);
         const uint64_t row_base = out.bias.size();
         const double* qd_world = world_qd.data();
-        const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place, const char* field) {
+        const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place,
+                                       const char* field) {
             if (body < (allow_world ? -1 : 0) || body >= int32_t(body_count))
-                bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(), field, body,
-                           body_count, allow_world ? ", or -1" : ""));
+                bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(),
+                           field, body, body_count, allow_world ? ", or -1" : ""));
         };
 
         // Contacts: a normal row, then two friction rows.
@@ -504,7 +622,9 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const int32_t a = d.contact_body_a[g], b = d.contact_body_b[g];
             body_in_world(a, true, place, "contact_body_a");
             body_in_world(b, true, place, "contact_body_b");
-            if (a == b) bad(format("%s: contact_body_a and contact_body_b are both %d", place().c_str(), a));
+            if (a == b)
+                bad(format("%s: contact_body_a and contact_body_b are both %d", place().c_str(),
+                           a));
             for (int k = 0; k < 3; ++k) {
                 finite(d.contact_point[3 * g + k], place, "contact_point");
                 finite(d.contact_normal[3 * g + k], place, "contact_normal");
@@ -513,16 +633,15 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             unit(n, place, "contact_normal");
             const double distance = d.contact_distance[g], mu = d.contact_friction[g];
             finite(distance, place, "contact_distance");
-            if (!(mu >= 0) || !std::isfinite(mu)) bad(format("%s: contact_friction = %g must be finite and >= 0", place().c_str(), mu));
+            if (!(mu >= 0) || !std::isfinite(mu))
+                bad(format("%s: contact_friction = %g must be finite and >= 0", place().c_str(),
+                           mu));
             const double e = d.contact_restitution ? d.contact_restitution[g] : 0.0;
-            if (!(e >= 0 && e <= 1)) bad(format("%s: contact_restitution = %g must be in [0, 1]", place().c_str(), e));
+            if (!(e >= 0 && e <= 1))
+                bad(format("%s: contact_restitution = %g must be in [0, 1]", place().c_str(), e));
 
             const auto side_along = [&](int32_t body, Vec3 direction) {
-                Side s = rows.side(body);
-                if (body >= 0 && !s.jacobian.empty())
-                    point_jacobian(rows.articulation_of(body).model, rows.articulation_of(body).kinematics,
-                                   rows.local_body(body), p, direction, s.jacobian.data());
-                return s;
+                return rows.point_side(body, p, direction);
             };
             // A kinematic body's known motion enters the row as bias: n . v_kinematic(p).
             const auto kinematic_rate = [&](int32_t body, Vec3 direction) {
@@ -534,7 +653,8 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             const Side na = side_along(a, n), nb = side_along(b, -n);
             const double kinematic_normal = kinematic_rate(a, n) + kinematic_rate(b, -n);
             double bias = positional_bias(distance, d.dt, d.baumgarte);
-            const double approach = rows.rate(na, nb, qd_world) + kinematic_rate(a, n) + kinematic_rate(b, -n);
+            const double approach =
+                rows.rate(na, nb, qd_world) + kinematic_rate(a, n) + kinematic_rate(b, -n);
             // Restitution only for a contact that closes within this step: a corner still far
             // away must not bounce in mid-air however fast it falls.
             if (e > 0 && approach < -d.restitution_threshold && distance + approach * d.dt <= 0)
@@ -544,21 +664,26 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
             contact.normal = n;
             contact.tangent1 = first_tangent(n);
             contact.tangent2 = cross(n, contact.tangent1);
-            const int32_t normal = rows.add_row(na, nb, bias, STEEL_ROW_CONTACT_NORMAL, 0, 0, -1, 0);
+            const int32_t normal =
+                rows.add_row(na, nb, bias, STEEL_ROW_CONTACT_NORMAL, 0, 0, -1, 0);
             contact.rows[0] = normal >= 0 ? int64_t(row_base) + normal : -1;
             if (normal >= 0) {
-                const int32_t friction_kind =
-                    d.friction_model == STEEL_FRICTION_MODEL_CONE ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
+                const int32_t friction_kind = d.friction_model == STEEL_FRICTION_MODEL_CONE
+                                                  ? STEEL_ROW_FRICTION_CONE
+                                                  : STEEL_ROW_FRICTION_BOX;
                 Side t1a = side_along(a, contact.tangent1), t1b = side_along(b, -contact.tangent1);
                 Side t2a = side_along(a, contact.tangent2), t2b = side_along(b, -contact.tangent2);
                 // A cone pair needs both tangents; a direction that cannot move makes it a box row.
-                const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE && rows.can_act(t1a, t1b) && rows.can_act(t2a, t2b);
+                const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE &&
+                                  rows.can_act(t1a, t1b) && rows.can_act(t2a, t2b);
                 const int32_t kind = pair ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
                 const Vec3 t1 = contact.tangent1, t2 = contact.tangent2;
-                const int32_t first = rows.add_row(t1a, t1b, kinematic_rate(a, t1) + kinematic_rate(b, -t1), kind, 0, 0,
-                                                   normal, mu);
-                const int32_t second = rows.add_row(t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0,
-                                                    0, normal, mu);
+                const int32_t first =
+                    rows.add_row(t1a, t1b, kinematic_rate(a, t1) + kinematic_rate(b, -t1), kind, 0,
+                                 0, normal, mu);
+                const int32_t second =
+                    rows.add_row(t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0,
+                                 0, normal, mu);
                 contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
                 contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
             }
@@ -583,9 +708,11 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                         Side s = rows.side(int32_t(art.first_body + j));
                         s.jacobian[art.model.dof_offset[j]] = sign;
                         const double gap = sign * (qk - bound);
-                        const int32_t row = rows.add_row(s, Side{}, positional_bias(gap, d.dt, d.baumgarte),
-                                                         STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
-                        (sign > 0 ? world.lower_limit_row : world.upper_limit_row)[k] = row >= 0 ? int64_t(row_base) + row : -1;
+                        const int32_t row =
+                            rows.add_row(s, Side{}, positional_bias(gap, d.dt, d.baumgarte),
+                                         STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
+                        (sign > 0 ? world.lower_limit_row : world.upper_limit_row)[k] =
+                            row >= 0 ? int64_t(row_base) + row : -1;
                     }
                 }
             }
@@ -598,7 +725,8 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                     const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
                     if (!std::isfinite(limit)) continue;
                     uint32_t joint = 0;
-                    while (art.model.dof_offset[joint + 1] <= k) ++joint;
+                    while (art.model.dof_offset[joint + 1] <= k)
+                        ++joint;
                     for (double sign : {1.0, -1.0}) {
                         Side s = rows.side(int32_t(art.first_body + joint));
                         s.jacobian[k] = sign;
@@ -623,42 +751,47 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                     if (!(kp > 0 || kd > 0)) continue;
                     const double qk = art.q[art.model.position_offset[j]];
                     const double gain = d.dt * kp + kd;
-                    const double target = (kp * (d.drive_target_position[gk] - qk) + kd * d.drive_target_velocity[gk]) / gain;
-                    const double effort = d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
+                    const double target = (kp * (d.drive_target_position[gk] - qk) +
+                                           kd * d.drive_target_velocity[gk]) /
+                                          gain;
+                    const double effort =
+                        d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
                     Side s = rows.side(int32_t(art.first_body + j));
                     s.jacobian[art.model.dof_offset[j]] = 1.0;
-                    const int32_t row = rows.add_row(s, Side{}, -target, std::isfinite(effort) ? STEEL_ROW_BOUNDED : STEEL_ROW_BILATERAL,
-                                                     -d.dt * effort, d.dt * effort, -1, 0, 1.0 / (d.dt * gain));
+                    const int32_t row = rows.add_row(
+                        s, Side{}, -target,
+                        std::isfinite(effort) ? STEEL_ROW_BOUNDED : STEEL_ROW_BILATERAL,
+                        -d.dt * effort, d.dt * effort, -1, 0, 1.0 / (d.dt * gain));
                     world.drive_row[k] = row >= 0 ? int64_t(row_base) + row : -1;
                 }
             }
 
         // Connect constraints: three bilateral rows holding two points together.
         for (uint64_t g = connect_offset[w]; g < connect_offset[w + 1]; ++g) {
-            const auto place = [&] { return format("world %u, connect %" PRIu64, w, g - connect_offset[w]); };
+            const auto place = [&] {
+                return format("world %u, connect %" PRIu64, w, g - connect_offset[w]);
+            };
             const int32_t a = d.connect_body_a[g], b = d.connect_body_b[g];
             body_in_world(a, false, place, "connect_body_a");
             body_in_world(b, true, place, "connect_body_b");
-            if (a == b) bad(format("%s: connect_body_a and connect_body_b are both %d", place().c_str(), a));
+            if (a == b)
+                bad(format("%s: connect_body_a and connect_body_b are both %d", place().c_str(),
+                           a));
             for (int k = 0; k < 3; ++k) {
                 finite(d.connect_point_a[3 * g + k], place, "connect_point_a");
                 finite(d.connect_point_b[3 * g + k], place, "connect_point_b");
             }
-            const Vec3 pa = apply(rows.articulation_of(a).kinematics.body_pose[rows.local_body(a)], vec3(d.connect_point_a + 3 * g));
-            const Vec3 pb = b < 0 ? vec3(d.connect_point_b + 3 * g)
-                                  : apply(rows.articulation_of(b).kinematics.body_pose[rows.local_body(b)],
-                                          vec3(d.connect_point_b + 3 * g));
+            const Vec3 pa = apply(rows.articulation_of(a).kinematics.body_pose[rows.local_body(a)],
+                                  vec3(d.connect_point_a + 3 * g));
+            const Vec3 pb =
+                b < 0 ? vec3(d.connect_point_b + 3 * g)
+                      : apply(rows.articulation_of(b).kinematics.body_pose[rows.local_body(b)],
+                              vec3(d.connect_point_b + 3 * g));
             const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
             world.connect_rows.push_back({-1, -1, -1});
             for (int axis = 0; axis < 3; ++axis) {
                 const Vec3& e = axes[axis];
-                Side sa = rows.side(a), sb = rows.side(b);
-                if (!sa.jacobian.empty())
-                    point_jacobian(rows.articulation_of(a).model, rows.articulation_of(a).kinematics, rows.local_body(a), pa, e,
-                                   sa.jacobian.data());
-                if (b >= 0 && !sb.jacobian.empty())
-                    point_jacobian(rows.articulation_of(b).model, rows.articulation_of(b).kinematics, rows.local_body(b), pb,
-                                   -e, sb.jacobian.data());
+                const Side sa = rows.point_side(a, pa, e), sb = rows.point_side(b, pb, -e);
                 double kinematic = 0;
                 const ArticulationRecord& art_a = rows.articulation_of(a);
                 if (art_a.standalone && art_a.flags == STEEL_BODY_KINEMATIC)
@@ -669,18 +802,22 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                         kinematic -= dot(e, point_velocity(art_b.kinematic_velocity, pb));
                 }
                 const int32_t row =
-                    rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+                    rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic,
+                                 STEEL_ROW_BILATERAL, 0, 0, -1, 0);
                 world.connect_rows.back()[size_t(axis)] = row >= 0 ? int64_t(row_base) + row : -1;
             }
         }
 
         // Mimic constraints: q_a - ratio q_b - offset = 0.
         for (uint64_t g = mimic_offset[w]; g < mimic_offset[w + 1]; ++g) {
-            const auto place = [&] { return format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]); };
+            const auto place = [&] {
+                return format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]);
+            };
             const int32_t a = d.mimic_joint_a[g], b = d.mimic_joint_b[g];
             body_in_world(a, false, place, "mimic_joint_a");
             body_in_world(b, false, place, "mimic_joint_b");
-            if (a == b) bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place().c_str(), a));
+            if (a == b)
+                bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place().c_str(), a));
             const double ratio = d.mimic_ratio[g], offset = d.mimic_offset[g];
             finite(ratio, place, "mimic_ratio");
             finite(offset, place, "mimic_offset");
@@ -691,18 +828,21 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                 const ArticulationRecord& art = rows.articulation_of(body);
                 const uint32_t local = uint32_t(rows.local_body(body));
                 if (joint_dof_count(art.model.joints[local].type) != 1)
-                    bad(format("%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints", place().c_str(),
-                               body, joint_dof_count(art.model.joints[local].type)));
+                    bad(format(
+                        "%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints",
+                        place().c_str(), body, joint_dof_count(art.model.joints[local].type)));
                 value[k] = art.q[art.model.position_offset[local]];
                 sides[k] = rows.side(body);
                 sides[k].jacobian[art.model.dof_offset[local]] = k == 0 ? 1.0 : -ratio;
             }
             const double error = value[0] - ratio * value[1] - offset;
-            const int32_t row = rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt, STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+            const int32_t row = rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt,
+                                             STEEL_ROW_BILATERAL, 0, 0, -1, 0);
             world.mimic_rows.push_back(row >= 0 ? int64_t(row_base) + row : -1);
         }
         world.articulations.reserve(articulations.size());
-        for (Built& built : articulations) world.articulations.push_back(std::move(built.record));
+        for (Built& built : articulations)
+            world.articulations.push_back(std::move(built.record));
     }
     return out;
 }

@@ -1,0 +1,254 @@
+#include "propagation_build.hpp"
+
+#include "../error.hpp"
+#include "articulated_body.hpp"
+#include "propagation_rows.hpp"
+
+#include <steel/steel.h>
+
+#include <algorithm>
+
+namespace steel::propagation {
+
+namespace {
+
+// The trees of one world and where each articulation's bodies went (-1: a one-body
+// articulation, solved with its uploaded blocks).
+std::vector<int32_t> add_trees(const scene::WorldRecord& world, uint32_t world_index, uint32_t dof0,
+                               PropagationSet<double>& out, std::vector<uint32_t>& depth) {
+    std::vector<int32_t> first_body(world.articulations.size(), -1);
+    for (size_t a = 0; a < world.articulations.size(); ++a) {
+        const scene::ArticulationRecord& art = world.articulations[a];
+        if (art.model.joints.size() < 2) continue;
+        ArticulatedBodyFactor factor;
+        if (!factor_articulated_body(art.model, art.kinematics, art.augmentation, factor))
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("propagation response: world %u, articulation rooted at body %u: a joint's "
+                        "articulated "
+                        "inertia D is not positive definite",
+                        world_index, art.first_body));
+        const int32_t base = int32_t(out.parent.size());
+        first_body[a] = base;
+        for (size_t i = 0; i < art.model.joints.size(); ++i) {
+            const int32_t parent = factor.parent[i];
+            out.parent.push_back(parent < 0 ? -1 : base + parent);
+            out.dof_first.push_back(art.first_dof + factor.dof_offset[i]);
+            out.dof_count.push_back(factor.dof_offset[i + 1] - factor.dof_offset[i]);
+            out.d_inverse.insert(out.d_inverse.end(),
+                                 factor.d_inverse.begin() + factor.d_inverse_offset[i],
+                                 factor.d_inverse.begin() + factor.d_inverse_offset[i + 1]);
+            out.d_inverse_offset.push_back(uint32_t(out.d_inverse.size()));
+            depth.push_back(parent < 0 ? 1 : depth[size_t(base + parent)] + 1);
+            out.max_depth = std::max(out.max_depth, depth.back());
+            for (uint32_t k = factor.dof_offset[i]; k < factor.dof_offset[i + 1]; ++k) {
+                const size_t global = size_t(dof0) + art.first_dof + k;
+                std::copy_n(factor.subspace.begin() + 6 * long(k), 6,
+                            out.subspace.begin() + 6 * long(global));
+                std::copy_n(factor.transmitted.begin() + 6 * long(k), 6,
+                            out.transmitted.begin() + 6 * long(global));
+                out.dof_body[global] = base + int32_t(i);
+            }
+        }
+    }
+    return first_body;
+}
+
+// Which articulation a block starting at world-local DOF `offset` belongs to.
+size_t articulation_at(const scene::WorldRecord& world, uint32_t offset) {
+    for (size_t a = 0; a < world.articulations.size(); ++a)
+        if (world.articulations[a].first_dof == offset &&
+            world.articulations[a].model.dof_count() > 0)
+            return a;
+    fail(STEEL_ERROR_INTERNAL,
+         format("propagation response: no articulation starts at DOF %u", offset));
+}
+
+// The terms, kept blocks and denominators of one world's rows, and its touched bodies' responses.
+template <class Real>
+void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& rows,
+              const std::vector<int32_t>& first_body, PropagationSet<double>& out) {
+    const uint32_t row0 = rows.world_row_offset[w];
+    const uint32_t m = rows.row_count(w);
+    if (world.term_offset.size() != size_t(m) + 1)
+        fail(STEEL_ERROR_INTERNAL,
+             format("propagation response: world %u has %u rows but the scene recorded %zu", w, m,
+                    world.term_offset.size() - 1));
+    for (uint32_t r = 0; r < m; ++r) {
+        const uint32_t global = row0 + r;
+        if (rows.kind[global] == STEEL_ROW_FRICTION_CONE)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format(
+                     "world %u, row %u is FRICTION_CONE: coupled friction needs "
+                     "articulated_contact_response = "
+                     "STEEL_RESPONSE_IMMEDIATE (SPEC 7); upload the scene with friction_model BOX",
+                     w, r));
+        uint8_t immediate = 0;
+        for (uint32_t block = 0; block < 2; ++block) {
+            if (rows.block_length[2 * size_t(global) + block] == 0) continue;
+            const size_t a = articulation_at(world, rows.block_offset[2 * size_t(global) + block]);
+            if (first_body[a] < 0) immediate = uint8_t(immediate | (1u << block));
+        }
+        out.immediate_blocks.push_back(immediate);
+        for (uint32_t t = world.term_offset[r]; t < world.term_offset[r + 1]; ++t) {
+            const scene::PropagationTerm& term = world.terms[t];
+            const int32_t base = first_body[size_t(term.articulation)];
+            if (base < 0) continue; // a one-body articulation: its block carries it
+            out.term_body.push_back(term.body >= 0 ? base + term.body : -1);
+            out.term_dof.push_back(term.dof >= 0
+                                       ? world.articulations[size_t(term.articulation)].first_dof +
+                                             uint32_t(term.dof)
+                                       : 0);
+            out.term_value.insert(out.term_value.end(), term.value, term.value + 6);
+        }
+        out.row_term_offset.push_back(uint32_t(out.term_body.size()));
+    }
+}
+
+// Fills body_response for every body a term touches and the denominator of every row of world
+// w, by applying unit impulses to a world at rest and reading what moves.
+template <class Real>
+void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<double>& out) {
+    const uint32_t body0 = out.world_body_offset[w], bodies = out.world_body_offset[w + 1] - body0;
+    const uint32_t n = rows.dof_count(w);
+    std::vector<double> velocity(n, 0.0), bias(6 * size_t(bodies), 0.0), joint(n, 0.0),
+        change(6 * size_t(bodies));
+    std::vector<int32_t> path(std::max(out.max_depth, 1u));
+    TreeWalk<double> walk{&out,
+                          body0,
+                          rows.world_dof_offset[w],
+                          velocity.data(),
+                          bias.data(),
+                          joint.data(),
+                          change.data(),
+                          path.data()};
+    const auto clear = [&] {
+        std::fill(bias.begin(), bias.end(), 0.0);
+        std::fill(joint.begin(), joint.end(), 0.0);
+    };
+    const uint32_t row0 = rows.world_row_offset[w];
+    std::vector<bool> done(bodies, false);
+    for (uint32_t r = 0; r < rows.row_count(w); ++r)
+        for (uint32_t t = out.row_term_offset[row0 + r]; t < out.row_term_offset[row0 + r + 1];
+             ++t) {
+            const int32_t body = out.term_body[t];
+            if (body < 0 || done[size_t(body) - body0]) continue;
+            done[size_t(body) - body0] = true;
+            double* response = out.body_response.data() + 36 * size_t(body);
+            for (int c = 0; c < 6; ++c) {
+                double unit[6] = {0, 0, 0, 0, 0, 0}, column[6];
+                unit[c] = 1;
+                walk.apply_body_impulse(body, unit, 1.0);
+                walk.body_velocity(body, column);
+                for (int k = 0; k < 6; ++k)
+                    response[6 * k + c] = column[k];
+                clear();
+            }
+        }
+    for (uint32_t r = 0; r < rows.row_count(w); ++r) {
+        const uint32_t global = row0 + r;
+        double d = 0;
+        const Real* j = rows.jacobian.data() + rows.value_offset[global];
+        const Real* y = rows.response.data() + rows.value_offset[global];
+        for (uint32_t block = 0; block < 2; ++block) {
+            const uint32_t length = rows.block_length[2 * size_t(global) + block];
+            if (out.immediate_blocks[global] & (1u << block))
+                for (uint32_t k = 0; k < length; ++k)
+                    d += double(j[k]) * double(y[k]);
+            j += length;
+            y += length;
+        }
+        const uint32_t first = out.row_term_offset[global], last = out.row_term_offset[global + 1];
+        if (last == first + 1 && out.term_body[first] >= 0) {
+            // One body: f^T W f with the body's 6x6 response.
+            const double* f = out.term_value.data() + 6 * size_t(first);
+            const double* response = out.body_response.data() + 36 * size_t(out.term_body[first]);
+            for (int a = 0; a < 6; ++a)
+                for (int b = 0; b < 6; ++b)
+                    d += f[a] * response[6 * a + b] * f[b];
+        } else if (last > first) {
+            // Several terms, possibly on one tree (a contact between two of its links): apply them
+            // all and read them all, so every cross term is in.
+            for (uint32_t t = first; t < last; ++t) {
+                const double* value = out.term_value.data() + 6 * size_t(t);
+                if (out.term_body[t] >= 0)
+                    walk.apply_body_impulse(out.term_body[t], value, 1.0);
+                else
+                    walk.apply_joint_impulse(out.term_dof[t], value[0]);
+            }
+            for (uint32_t t = first; t < last; ++t) {
+                const double* value = out.term_value.data() + 6 * size_t(t);
+                if (out.term_body[t] >= 0) {
+                    double velocity_now[6];
+                    walk.body_velocity(out.term_body[t], velocity_now);
+                    for (int k = 0; k < 6; ++k)
+                        d += value[k] * velocity_now[k];
+                } else {
+                    d += value[0] * walk.joint_rate(out.term_dof[t]);
+                }
+            }
+            clear();
+        }
+        out.denominator.push_back(d);
+    }
+}
+
+template <class To> std::vector<To> converted(const std::vector<double>& from) {
+    return std::vector<To>(from.begin(), from.end());
+}
+
+} // namespace
+
+template <class Real>
+PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
+                                           const RowSet<Real>& rows) {
+    PropagationSet<double> out;
+    out.world_count = rows.world_count;
+    out.world_body_offset.assign(1, 0);
+    out.d_inverse_offset.assign(1, 0);
+    out.subspace.assign(6 * size_t(rows.total_dofs()), 0.0);
+    out.transmitted.assign(6 * size_t(rows.total_dofs()), 0.0);
+    out.dof_body.assign(rows.total_dofs(), -1);
+    out.row_term_offset.assign(1, 0);
+    if (scene.worlds.size() != rows.world_count)
+        fail(STEEL_ERROR_INTERNAL,
+             "propagation response: the scene and the rows disagree on the world count");
+    std::vector<uint32_t> depth;
+    std::vector<std::vector<int32_t>> first_body(rows.world_count);
+    for (uint32_t w = 0; w < rows.world_count; ++w) {
+        first_body[w] = add_trees(scene.worlds[w], w, rows.world_dof_offset[w], out, depth);
+        out.world_body_offset.push_back(uint32_t(out.parent.size()));
+    }
+    out.body_response.assign(36 * out.parent.size(), 0.0);
+    for (uint32_t w = 0; w < rows.world_count; ++w)
+        add_rows(scene.worlds[w], w, rows, first_body[w], out);
+    for (uint32_t w = 0; w < rows.world_count; ++w)
+        add_denominators(w, rows, out);
+
+    PropagationSet<Real> result;
+    result.world_count = out.world_count;
+    result.world_body_offset = out.world_body_offset;
+    result.max_depth = out.max_depth;
+    result.parent = out.parent;
+    result.dof_first = out.dof_first;
+    result.dof_count = out.dof_count;
+    result.d_inverse_offset = out.d_inverse_offset;
+    result.d_inverse = converted<Real>(out.d_inverse);
+    result.body_response = converted<Real>(out.body_response);
+    result.subspace = converted<Real>(out.subspace);
+    result.transmitted = converted<Real>(out.transmitted);
+    result.dof_body = out.dof_body;
+    result.row_term_offset = out.row_term_offset;
+    result.immediate_blocks = out.immediate_blocks;
+    result.denominator = converted<Real>(out.denominator);
+    result.term_body = out.term_body;
+    result.term_dof = out.term_dof;
+    result.term_value = converted<Real>(out.term_value);
+    return result;
+}
+
+template PropagationSet<float> build_propagation_set(const scene::SceneRecord&,
+                                                     const RowSet<float>&);
+template PropagationSet<double> build_propagation_set(const scene::SceneRecord&,
+                                                      const RowSet<double>&);
+
+} // namespace steel::propagation

@@ -1,0 +1,17 @@
+// Builds the propagation response's data (propagation_set.hpp) from a scene upload and the rows
+// it produced. Everything is computed in float64 and rounded once to the batch's precision.
+#pragma once
+
+#include "../row_set.hpp"
+#include "../scene/scene_record.hpp"
+#include "propagation_set.hpp"
+
+namespace steel::propagation {
+
+// Throws steel::Error (INVALID_ARGUMENT) for what the propagation response cannot solve: coupled
+// (cone) friction rows, which need the immediate response (SPEC 7).
+template <class Real>
+PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
+                                           const RowSet<Real>& rows);
+
+} // namespace steel::propagation

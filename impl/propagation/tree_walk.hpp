@@ -1,0 +1,200 @@
+// The propagation response's walks through an articulation (SPEC 7). Impulses applied during a
+// sweep are not pushed through the whole tree at once: each body keeps the articulated bias
+// impulse p of everything applied in its subtree since the last sync, and each DOF the joint
+// impulse tau applied at it. Applying an impulse updates p from the body up to the root; reading
+// a body's velocity walks from the root down to it:
+//
+//     dqd_j = D_j^-1 (tau_j - S_j^T p_j - U_j^T dv_parent),   dv_j = dv_parent + S_j dqd_j
+//
+// Both cost the body's depth, and every read sees every impulse applied anywhere in the tree,
+// so a sweep is exactly the Gauss-Seidel sweep of the immediate response. sync() pushes the
+// accumulated impulses into qd once per sweep (linear in the tree) and clears them, so that the
+// world's velocity vector is consistent again.
+#pragma once
+
+#include "propagation_set.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace steel::propagation {
+
+// A worker thread's scratch for the walks, sized for the largest world.
+template <class Real> struct WalkScratch {
+    std::vector<Real> bias, joint_impulse, body_change;
+    std::vector<int32_t> path;
+    void reserve(uint32_t bodies, uint32_t dofs, uint32_t depth) {
+        if (bias.size() < 6 * size_t(bodies)) bias.resize(6 * size_t(bodies));
+        if (body_change.size() < 6 * size_t(bodies)) body_change.resize(6 * size_t(bodies));
+        if (joint_impulse.size() < dofs) joint_impulse.resize(dofs);
+        if (path.size() < depth) path.resize(depth);
+    }
+};
+
+template <class Real> struct TreeWalk {
+    const PropagationSet<Real>* set;
+    uint32_t body0;      // the world's first global tree body
+    uint32_t dof0;       // the world's first global DOF
+    Real* velocity;      // the world's qd at the last sync (world-local DOFs)
+    Real* bias;          // [6 * world bodies] p per body since the last sync
+    Real* joint_impulse; // [world DOFs] tau per DOF since the last sync
+    Real* body_change;   // [6 * world bodies] scratch for sync
+    int32_t* path;       // [set->max_depth] scratch
+
+    const Real* s(uint32_t world_dof) const {
+        return set->subspace.data() + 6 * size_t(dof0 + world_dof);
+    }
+    const Real* u(uint32_t world_dof) const {
+        return set->transmitted.data() + 6 * size_t(dof0 + world_dof);
+    }
+    Real* p(int32_t body) { return bias + 6 * size_t(uint32_t(body) - body0); }
+
+    // dqd of body j's joint given its parent's velocity change.
+    void joint_rates(int32_t j, const Real dv_parent[6], Real* dqd) {
+        const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
+        const Real* pj = p(j);
+        Real rhs[6];
+        for (uint32_t a = 0; a < count; ++a) {
+            const Real* sa = s(first + a);
+            const Real* ua = u(first + a);
+            Real value = joint_impulse[first + a];
+            for (int r = 0; r < 6; ++r)
+                value -= sa[r] * pj[r] + ua[r] * dv_parent[r];
+            rhs[a] = value;
+        }
+        const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(j)];
+        for (uint32_t a = 0; a < count; ++a) {
+            Real value = 0;
+            for (uint32_t b = 0; b < count; ++b)
+                value += d[a * count + b] * rhs[b];
+            dqd[a] = value;
+        }
+    }
+
+    // Walks from the root down to `target`, leaving its velocity change in dv and, when
+    // `velocity_out` is set, its current spatial velocity there. Returns target's own dqd in dqd.
+    void walk_down(int32_t target, Real dv[6], Real* velocity_out, Real dqd[6]) {
+        uint32_t depth = 0;
+        for (int32_t j = target; j >= 0; j = set->parent[size_t(j)])
+            path[depth++] = j;
+        for (int r = 0; r < 6; ++r) {
+            dv[r] = 0;
+            if (velocity_out) velocity_out[r] = 0;
+        }
+        while (depth-- > 0) {
+            const int32_t j = path[depth];
+            const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
+            joint_rates(j, dv, dqd);
+            for (uint32_t a = 0; a < count; ++a) {
+                const Real* sa = s(first + a);
+                for (int r = 0; r < 6; ++r)
+                    dv[r] += sa[r] * dqd[a];
+                if (velocity_out)
+                    for (int r = 0; r < 6; ++r)
+                        velocity_out[r] += sa[r] * (velocity[first + a] + dqd[a]);
+            }
+        }
+    }
+
+    // The body's spatial velocity now.
+    void body_velocity(int32_t body, Real out[6]) {
+        Real dv[6], dqd[6];
+        walk_down(body, dv, out, dqd);
+    }
+
+    // The DOF's rate now.
+    Real joint_rate(uint32_t world_dof) {
+        const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
+        Real dv[6], dqd[6];
+        walk_down(body, dv, nullptr, dqd);
+        return velocity[world_dof] + dqd[world_dof - set->dof_first[size_t(body)]];
+    }
+
+    // Adds delta to p of `body` and carries what its joint passes on up to the root: the part of
+    // an impulse that the joint does not absorb by moving, delta - U D^-1 S^T delta.
+    void carry_up(int32_t body, Real delta[6]) {
+        for (int32_t j = body; j >= 0; j = set->parent[size_t(j)]) {
+            Real* pj = p(j);
+            for (int r = 0; r < 6; ++r)
+                pj[r] += delta[r];
+            const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
+            const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(j)];
+            Real st[6];
+            for (uint32_t a = 0; a < count; ++a) {
+                const Real* sa = s(first + a);
+                Real value = 0;
+                for (int r = 0; r < 6; ++r)
+                    value += sa[r] * delta[r];
+                st[a] = value;
+            }
+            for (uint32_t a = 0; a < count; ++a) {
+                Real coefficient = 0; // (D^-1 S^T delta)_a
+                for (uint32_t b = 0; b < count; ++b)
+                    coefficient += d[a * count + b] * st[b];
+                const Real* ua = u(first + a);
+                for (int r = 0; r < 6; ++r)
+                    delta[r] -= ua[r] * coefficient;
+            }
+        }
+    }
+
+    // A spatial impulse scale * force applied at the body (p is the bias: minus the impulse).
+    void apply_body_impulse(int32_t body, const Real force[6], Real scale) {
+        Real delta[6];
+        for (int r = 0; r < 6; ++r)
+            delta[r] = -scale * force[r];
+        carry_up(body, delta);
+    }
+
+    // A joint impulse `amount` at one DOF: the joint passes U D^-1 e_dof amount to its parent.
+    void apply_joint_impulse(uint32_t world_dof, Real amount) {
+        const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
+        joint_impulse[world_dof] += amount;
+        const int32_t parent = set->parent[size_t(body)];
+        if (parent < 0) return;
+        const uint32_t first = set->dof_first[size_t(body)], count = set->dof_count[size_t(body)];
+        const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(body)];
+        const uint32_t column = world_dof - first;
+        Real delta[6] = {0, 0, 0, 0, 0, 0};
+        for (uint32_t a = 0; a < count; ++a) {
+            const Real* ua = u(first + a);
+            for (int r = 0; r < 6; ++r)
+                delta[r] += ua[r] * d[a * count + column] * amount;
+        }
+        carry_up(parent, delta);
+    }
+};
+
+// Pushes the accumulated impulses of the world's trees into qd and clears them (SPEC 7's
+// "each iteration, propagation of the accumulated impulses through the tree").
+template <class Real>
+void sync_world(TreeWalk<Real>& walk, uint32_t world) { // parents first, one pass
+    const PropagationSet<Real>& set = *walk.set;
+    const uint32_t first = set.world_body_offset[world], last = set.world_body_offset[world + 1];
+    for (uint32_t b = first; b < last; ++b) {
+        const int32_t parent = set.parent[b];
+        Real zero[6] = {0, 0, 0, 0, 0, 0};
+        const Real* dv_parent =
+            parent >= 0 ? walk.body_change + 6 * size_t(uint32_t(parent) - first) : zero;
+        Real dqd[6];
+        walk.joint_rates(int32_t(b), dv_parent, dqd);
+        Real* dv = walk.body_change + 6 * size_t(b - first);
+        for (int r = 0; r < 6; ++r)
+            dv[r] = dv_parent[r];
+        const uint32_t dof = set.dof_first[b], count = set.dof_count[b];
+        for (uint32_t a = 0; a < count; ++a) {
+            const Real* sa = walk.s(dof + a);
+            for (int r = 0; r < 6; ++r)
+                dv[r] += sa[r] * dqd[a];
+        }
+        for (uint32_t a = 0; a < count; ++a)
+            walk.velocity[dof + a] += dqd[a];
+    }
+    for (uint32_t k = 0; k < 6 * (last - first); ++k)
+        walk.bias[k] = 0;
+    for (uint32_t b = first; b < last; ++b)
+        for (uint32_t a = 0; a < set.dof_count[b]; ++a)
+            walk.joint_impulse[set.dof_first[b] + a] = 0;
+}
+
+} // namespace steel::propagation

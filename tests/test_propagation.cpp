@@ -1,0 +1,298 @@
+// The propagation response (SPEC 7): the same problem as the immediate response, solved with
+// rows at the touched bodies and impulses walked through each tree. Checked against the
+// immediate response after every sweep (the two are the same Gauss-Seidel iteration), at
+// convergence, and the per-body 6x6 responses against J_b H~^-1 J_b^T formed densely.
+#include "dense_cholesky.hpp"
+#include "propagation/propagation_build.hpp"
+#include "robot_scenes.hpp"
+#include "rows_upload.hpp"
+#include "scene/scene_rows.hpp"
+#include "scene_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace {
+
+using scenes::BodySpec;
+using scenes::ContactSpec;
+using scenes::SceneBuilder;
+
+struct Mode {
+    int32_t response = STEEL_RESPONSE_IMMEDIATE;
+    int32_t solve_mode = STEEL_SOLVE_SERIAL;
+    int32_t precision = STEEL_PRECISION_FLOAT64;
+    uint32_t iterations = 50;
+    uint32_t threads = 1;
+};
+
+test::Solved solve_with(const steel_scene_desc& scene, const Mode& mode) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.world_count = scene.world_count;
+    desc.precision = mode.precision;
+    desc.thread_count = mode.threads;
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = mode.iterations;
+    options.articulated_contact_response = mode.response;
+    options.solve_mode = mode.solve_mode;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    test::Solved solved = test::read_all(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return solved;
+}
+
+// A chain of `links` bars of 0.3 m along x lying on the ground: a free root, revolute joints
+// about y with limits of +-0.4 rad (the last one at its limit and turning into it), a contact
+// under the middle of every bar. Optionally the last bar is folded back onto the first (a contact
+// between two links of one articulation).
+void add_chain(SceneBuilder& builder, uint32_t links, bool fold_back) {
+    int32_t previous = -1;
+    for (uint32_t i = 0; i < links; ++i) {
+        BodySpec link;
+        link.mass = 1.0 + 0.1 * i;
+        link.com = {0.15, 0, 0};
+        link.inertia_diagonal = {0.001, 0.008, 0.008};
+        if (i == 0) {
+            link.joint = STEEL_JOINT_FREE;
+            link.q = {0, 0, 0.02, 1, 0, 0, 0};
+            link.qd = {0.1, 0, -0.3, 0, 0.2, 0};
+        } else {
+            link.joint = STEEL_JOINT_REVOLUTE;
+            link.parent = previous;
+            link.axis = {0, 1, 0};
+            link.parent_frame.position = {0.3, 0, 0};
+            link.q = {i + 1 == links ? 0.399 : 0.0}; // the last joint at its upper limit
+            link.qd = {i + 1 == links ? 0.5 : 0.05 * double(i % 3) - 0.05};
+            link.lower = -0.4;
+            link.upper = 0.4;
+            link.armature = 0.01;
+            link.damping = 0.1;
+        }
+        previous = builder.add_body(link);
+        builder.add_contact(ContactSpec{
+            previous, -1, {0.3 * i + 0.15, 0.02 * (i % 2), 0}, {0, 0, 1}, -0.002, 0.6, 0});
+    }
+    if (fold_back)
+        builder.add_contact(ContactSpec{previous, 0, {0.1, 0, 0.03}, {0, 0, 1}, -0.004, 0.3, 0});
+}
+
+// A fixed-base three-link arm folded over so that its last link presses on its first.
+void add_folded_arm(SceneBuilder& builder) {
+    int32_t previous = -1;
+    const double angles[3] = {0.1, 2.9, 0.3};
+    for (int i = 0; i < 3; ++i) {
+        BodySpec link;
+        link.mass = 0.8;
+        link.com = {0.2, 0, 0};
+        link.inertia_diagonal = {0.002, 0.01, 0.01};
+        link.joint = STEEL_JOINT_REVOLUTE;
+        link.parent = previous;
+        link.axis = {0, 1, 0};
+        if (i > 0) link.parent_frame.position = {0.4, 0, 0};
+        link.q = {angles[i]};
+        link.qd = {0.2 - 0.1 * i};
+        previous = builder.add_body(link);
+    }
+    builder.add_contact(ContactSpec{2, 0, {0.2, 0, 0.05}, {0, 0, 1}, -0.003, 0.5, 0});
+    builder.add_contact(ContactSpec{1, -1, {0.3, 0, 0}, {0, 0, 1}, -0.001, 0.5, 0});
+}
+
+struct NamedScene {
+    const char* name;
+    SceneBuilder builder;
+};
+
+std::vector<NamedScene> equivalence_scenes() {
+    std::vector<NamedScene> out;
+    const auto add = [&](const char* name, auto&& build) {
+        NamedScene scene{name, {}};
+        scene.builder.begin_world();
+        build(scene.builder);
+        out.push_back(std::move(scene));
+    };
+    add("chain of 10 with limits on the ground", [](SceneBuilder& b) { add_chain(b, 10, false); });
+    add("chain folded onto itself", [](SceneBuilder& b) { add_chain(b, 6, true); });
+    add("folded arm (link on link)", [](SceneBuilder& b) { add_folded_arm(b); });
+    add("legged robot (branched tree)", [](SceneBuilder& b) { scenes::add_legged_robot(b); });
+    add("arm with a two-finger grasp",
+        [](SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 40.0); });
+    add("four-bar (loop closure)", [](SceneBuilder& b) { scenes::add_four_bar(b); });
+    add("stack of 4 boxes", [](SceneBuilder& b) { scenes::add_box_stack(b, 4); });
+    return out;
+}
+
+} // namespace
+
+TEST_CASE(
+    "propagation: the same Gauss-Seidel iterate as the immediate response after every sweep") {
+    for (NamedScene& scene : equivalence_scenes()) {
+        CAPTURE(std::string(scene.name));
+        const steel_scene_desc desc = scene.builder.desc();
+        for (uint32_t sweeps : {1u, 2u, 5u, 20u}) {
+            CAPTURE(sweeps);
+            Mode immediate, propagation;
+            immediate.iterations = propagation.iterations = sweeps;
+            propagation.response = STEEL_RESPONSE_PROPAGATION;
+            const test::Solved a = solve_with(desc, immediate), b = solve_with(desc, propagation);
+            const double scale = test::max_abs(a.impulses);
+            REQUIRE(scale > 0);
+            CHECK(test::max_abs_diff(a.impulses, b.impulses) <= 1e-10 * scale);
+            CHECK(test::max_abs_diff(a.velocities, b.velocities) <=
+                  1e-10 * (1 + test::max_abs(a.velocities)));
+        }
+    }
+}
+
+TEST_CASE("propagation: converges to the immediate answer (1e-8 relative)") {
+    for (NamedScene& scene : equivalence_scenes()) {
+        CAPTURE(std::string(scene.name));
+        const steel_scene_desc desc = scene.builder.desc();
+        Mode immediate, propagation;
+        immediate.iterations = propagation.iterations = 3000;
+        propagation.response = STEEL_RESPONSE_PROPAGATION;
+        const test::Solved a = solve_with(desc, immediate), b = solve_with(desc, propagation);
+        CHECK(test::max_abs_diff(a.impulses, b.impulses) <= 1e-8 * test::max_abs(a.impulses));
+        CHECK(test::max_abs_diff(a.velocities, b.velocities) <=
+              1e-8 * (1 + test::max_abs(a.velocities)));
+        // And both are converged, so this is the answer and not a shared stall.
+        CHECK(a.stats[0].residual <= 1e-9 * (1 + test::max_abs(a.impulses)));
+    }
+}
+
+TEST_CASE("propagation: float32 stays with the float64 immediate answer") {
+    for (NamedScene& scene : equivalence_scenes()) {
+        CAPTURE(std::string(scene.name));
+        const steel_scene_desc desc = scene.builder.desc();
+        Mode reference, single;
+        reference.iterations = single.iterations = 30;
+        single.response = STEEL_RESPONSE_PROPAGATION;
+        single.precision = STEEL_PRECISION_FLOAT32;
+        const test::Solved a = solve_with(desc, reference), b = solve_with(desc, single);
+        // 30 sweeps of rounding at 6e-8 each, grown by the mass ratios of these scenes.
+        CHECK(test::max_abs_diff(a.impulses, b.impulses) <= 2e-3 * test::max_abs(a.impulses));
+    }
+}
+
+TEST_CASE("propagation: each touched body's 6x6 response equals J_b H~^-1 J_b^T formed densely") {
+    for (NamedScene& scene : equivalence_scenes()) {
+        CAPTURE(std::string(scene.name));
+        const steel_scene_desc desc = scene.builder.desc();
+        steel::scene::SceneRecord record;
+        const steel::scene::BuiltRows built = steel::scene::build_scene_rows(desc, 1, record);
+        const steel::RowSet<double> rows = steel::build_row_set<double>(built.desc(), 1, 0.0, 0.0);
+        const auto set = steel::propagation::build_propagation_set(record, rows);
+        uint32_t checked = 0;
+        uint32_t body = 0;
+        for (const auto& art : record.worlds[0].articulations) {
+            if (art.model.joints.size() < 2) continue;
+            const uint32_t n = art.model.dof_count();
+            // H~ = H + diag(augmentation), inverted column by column.
+            std::vector<double> h = steel::scene::mass_matrix(art.model, art.kinematics);
+            for (uint32_t k = 0; k < n; ++k)
+                h[size_t(k) * n + k] += art.augmentation[k];
+            REQUIRE(steel::cholesky_factor_in_place(h.data(), n));
+            for (uint32_t b = 0; b < art.model.joints.size(); ++b, ++body) {
+                const double* response = set.body_response.data() + 36 * size_t(body);
+                double largest = 0;
+                for (int k = 0; k < 36; ++k)
+                    largest = std::max(largest, std::fabs(response[k]));
+                if (largest == 0) continue; // no term touches this body
+                // J_b: column k is S_k for the DOFs of b and its ancestors.
+                std::vector<double> jb(6 * size_t(n), 0.0);
+                for (int32_t j = int32_t(b); j >= 0; j = art.model.joints[size_t(j)].parent)
+                    for (uint32_t k = art.model.dof_offset[size_t(j)];
+                         k < art.model.dof_offset[size_t(j) + 1]; ++k) {
+                        const steel::scene::Spatial& s = art.kinematics.subspace[k];
+                        const double column[6] = {s.angular.x, s.angular.y, s.angular.z,
+                                                  s.linear.x,  s.linear.y,  s.linear.z};
+                        for (int r = 0; r < 6; ++r)
+                            jb[size_t(r) * n + k] = column[r];
+                    }
+                for (int c = 0; c < 6; ++c) {
+                    std::vector<double> x(jb.begin() + long(c) * n, jb.begin() + long(c + 1) * n);
+                    steel::cholesky_solve_in_place(h.data(), n, x.data());
+                    for (int r = 0; r < 6; ++r) {
+                        double dense = 0;
+                        for (uint32_t k = 0; k < n; ++k)
+                            dense += jb[size_t(r) * n + k] * x[k];
+                        CHECK(std::fabs(response[6 * r + c] - dense) <= 1e-10 * (1 + largest));
+                    }
+                }
+                ++checked;
+            }
+        }
+        const bool free_bodies_only = std::string(scene.name).find("boxes") != std::string::npos;
+        CHECK((checked > 0) != free_bodies_only);
+    }
+}
+
+TEST_CASE("propagation: what it cannot solve is refused with a message") {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+
+    SUBCASE("colored without propagation") {
+        options.solve_mode = STEEL_SOLVE_COLORED;
+        CHECK(steel_batch_set_options(batch, &options) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(steel_last_error_message()).find("needs articulated_contact_response") !=
+              std::string::npos);
+    }
+    SUBCASE("with momentum or pre-elimination") {
+        options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+        options.nesterov_momentum = 1;
+        CHECK(steel_batch_set_options(batch, &options) == STEEL_ERROR_INVALID_ARGUMENT);
+        options.nesterov_momentum = 0;
+        options.enable_bilateral_preelimination = 1;
+        CHECK(steel_batch_set_options(batch, &options) == STEEL_ERROR_INVALID_ARGUMENT);
+    }
+    SUBCASE("on rows without a scene, and with cone friction") {
+        options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+        REQUIRE_OK(steel_batch_set_options(batch, &options));
+        SceneBuilder builder;
+        builder.begin_world();
+        scenes::add_box_stack(builder, 2);
+        builder.friction_model = STEEL_FRICTION_MODEL_CONE;
+        const steel_scene_desc scene = builder.desc();
+        REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+        CHECK(steel_batch_solve(batch) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(
+            std::string(steel_last_error_message()).find("FRICTION_CONE: coupled friction needs") !=
+            std::string::npos);
+        uint64_t count = 0;
+        CHECK(steel_batch_read_impulses(batch, nullptr, 0, &count) ==
+              STEEL_ERROR_NO_DATA); // nothing half-done
+
+        const double velocity[1] = {-1}, jacobian[1] = {1}, response[1] = {1}, bias[1] = {0};
+        const uint32_t dofs[1] = {1}, row_counts[1] = {1}, offsets[2] = {0, 0}, lengths[2] = {1, 0};
+        const int32_t kinds[1] = {STEEL_ROW_CONTACT_NORMAL};
+        steel_rows_desc rows;
+        steel_rows_desc_default(&rows);
+        rows.world_dof_counts = dofs;
+        rows.world_count = 1;
+        rows.world_row_counts = row_counts;
+        rows.unconstrained_velocity = velocity;
+        rows.block_offset = offsets;
+        rows.block_length = lengths;
+        rows.value_count = 1;
+        rows.jacobian = jacobian;
+        rows.response = response;
+        rows.bias = bias;
+        rows.kind = kinds;
+        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+        CHECK(steel_batch_solve(batch) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(steel_last_error_message()).find("needs a scene upload") !=
+              std::string::npos);
+    }
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
