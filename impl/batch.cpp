@@ -25,6 +25,7 @@ void replace_rows(Batch& batch, const steel_rows_desc& rows) {
             state.results = {};
             state.stats.clear();
             state.propagation.reset();
+            state.colored.reset();
         },
         batch.state);
 }

@@ -2,6 +2,7 @@
 // threads. capi/ owns batches through the handle registry; everything here is plain C++.
 #pragma once
 
+#include "colored/colored_plan.hpp"
 #include "preelimination.hpp"
 #include "propagation/propagation_set.hpp"
 #include "propagation/tree_walk.hpp"
@@ -34,6 +35,7 @@ template <class Real> struct BatchState {
     // that asks for it (impl/propagation/).
     std::unique_ptr<propagation::PropagationSet<Real>> propagation;
     std::vector<propagation::WalkScratch<Real>> walk_scratch; // per worker thread
+    std::unique_ptr<colored::ColoredPlan<Real>> colored;      // the colors, built like propagation
 };
 
 struct Batch {

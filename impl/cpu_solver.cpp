@@ -3,6 +3,8 @@
 // thread that ran it.
 #include "batch.hpp"
 #include "classify.hpp"
+#include "colored/colored_plan.hpp"
+#include "colored/colored_sweep.hpp"
 #include "dense_path.hpp"
 #include "error.hpp"
 #include "general_sweep.hpp"
@@ -172,6 +174,10 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         state.propagation = std::make_unique<propagation::PropagationSet<Real>>(
             propagation::build_propagation_set(*scene, set));
     }
+    const bool colored = options.solve_mode == STEEL_SOLVE_COLORED;
+    if (colored && !state.colored)
+        state.colored =
+            std::make_unique<colored::ColoredPlan<Real>>(colored::build_colored_plan(set, *state.propagation));
 
     state.world_path.resize(world_count);
     uint64_t scratch_size = 0;

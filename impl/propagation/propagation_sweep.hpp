@@ -20,17 +20,22 @@ void velocity_from_impulses(PropagationWorld<Real>& world, uint32_t w, const Rea
     sync_world(world.walk, w);
 }
 
+// One row update (no cone pairs under this response).
+template <class Real>
+void update_row(PropagationWorld<Real>& world, uint32_t i, const SolveParams<Real>& params,
+                Real* impulse, SweepResult<Real>& result) {
+    const Real error = row_rate(world, i) + world.rows.bias[i];
+    Real step[2];
+    update_rows(world.rows, i, params, error, Real(0), impulse, step, result);
+    if (step[0] != Real(0)) row_apply(world, i, step[0]);
+}
+
 template <class Real>
 SweepResult<Real> propagation_sweep(PropagationWorld<Real>& world, uint32_t w,
                                     const SolveParams<Real>& params, Real* impulse) {
     SweepResult<Real> result;
-    for (uint32_t i = 0; i < world.rows.row_count; ++i) {
-        const Real error = row_rate(world, i) + world.rows.bias[i];
-        Real step[2];
-        update_rows(world.rows, i, params, error, Real(0), impulse, step,
-                    result); // no cone pairs here
-        if (step[0] != Real(0)) row_apply(world, i, step[0]);
-    }
+    for (uint32_t i = 0; i < world.rows.row_count; ++i)
+        update_row(world, i, params, impulse, result);
     sync_world(world.walk, w);
     return result;
 }

@@ -1,0 +1,174 @@
+#include "colored_plan.hpp"
+
+#include <steel/steel.h>
+
+#include <algorithm>
+
+namespace steel::colored {
+
+namespace {
+
+// A contact: its normal row and the friction rows right after it (world-local).
+struct Contact {
+    uint32_t first, count;
+    int32_t unit_a,
+        unit_b; // responding units: the world-local DOF offset of each block's articulation
+};
+
+template <class Real>
+bool packable(const RowSet<Real>& rows, const propagation::PropagationSet<Real>& set, uint32_t row0,
+              const Contact& contact) {
+    if (contact.count != 3) return false;
+    const uint32_t first = row0 + contact.first;
+    if (rows.kind[first] != STEEL_ROW_CONTACT_NORMAL ||
+        rows.kind[first + 1] != STEEL_ROW_FRICTION_BOX ||
+        rows.kind[first + 2] != STEEL_ROW_FRICTION_BOX)
+        return false;
+    for (uint32_t r = first; r < first + 3; ++r) {
+        if (set.row_term_offset[r + 1] != set.row_term_offset[r]) return false; // touches a tree
+        for (uint32_t block = 0; block < 2; ++block) {
+            const uint32_t length = rows.block_length[2 * size_t(r) + block];
+            if (length != 0 && (length != 6 || !(set.immediate_blocks[r] & (1u << block))))
+                return false;
+            if (length != rows.block_length[2 * size_t(first) + block] ||
+                rows.block_offset[2 * size_t(r) + block] !=
+                    rows.block_offset[2 * size_t(first) + block])
+                return false;
+        }
+    }
+    return true;
+}
+
+template <class Real>
+void add_pack_lane(ContactPacks<Real>& packs, uint32_t pack, uint32_t lane,
+                   const RowSet<Real>& rows, uint32_t row0, const Contact& contact) {
+    constexpr uint32_t L = ContactPacks<Real>::lanes;
+    for (uint32_t r = 0; r < 3; ++r) {
+        const uint32_t row = row0 + contact.first + r;
+        const Real* j = rows.jacobian.data() + rows.value_offset[row];
+        const Real* y = rows.response.data() + rows.value_offset[row];
+        for (uint32_t side = 0; side < 2; ++side) {
+            const uint32_t length = rows.block_length[2 * size_t(row) + side];
+            for (uint32_t k = 0; k < 6; ++k) {
+                const size_t at = ((size_t(pack) * 3 + r) * 2 + side) * 6 * L + k * L + lane;
+                packs.jacobian[at] = length ? j[k] : Real(0);
+                packs.response[at] = length ? y[k] : Real(0);
+            }
+            j += length;
+            y += length;
+        }
+        const size_t at = (size_t(pack) * 3 + r) * L + lane;
+        packs.bias[at] = rows.bias[row];
+        packs.jy[at] = rows.jy[row];
+        packs.regularization[at] = rows.regularization[row];
+        packs.impulse_index[at] = int32_t(contact.first + r);
+    }
+    packs.friction[size_t(pack) * L + lane] = rows.friction[row0 + contact.first + 1];
+    for (uint32_t side = 0; side < 2; ++side) {
+        const uint32_t row = row0 + contact.first;
+        packs.velocity_offset[(size_t(pack) * 2 + side) * L + lane] =
+            rows.block_length[2 * size_t(row) + side]
+                ? int32_t(rows.block_offset[2 * size_t(row) + side])
+                : -1;
+    }
+}
+
+// A fresh pack whose lanes are all padding: nothing moves (J = Y = 0, b = 0) and the
+// denominator is 1, so a padding lane never divides by zero.
+template <class Real> uint32_t new_pack(ContactPacks<Real>& packs) {
+    constexpr uint32_t L = ContactPacks<Real>::lanes;
+    const uint32_t pack = packs.count++;
+    packs.jacobian.resize(size_t(packs.count) * 36 * L, Real(0));
+    packs.response.resize(size_t(packs.count) * 36 * L, Real(0));
+    packs.bias.resize(size_t(packs.count) * 3 * L, Real(0));
+    packs.jy.resize(size_t(packs.count) * 3 * L, Real(1));
+    packs.regularization.resize(size_t(packs.count) * 3 * L, Real(0));
+    packs.friction.resize(size_t(packs.count) * L, Real(0));
+    packs.velocity_offset.resize(size_t(packs.count) * 2 * L, -1);
+    packs.impulse_index.resize(size_t(packs.count) * 3 * L, -1);
+    return pack;
+}
+
+} // namespace
+
+template <class Real>
+ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
+                                     const propagation::PropagationSet<Real>& set) {
+    ColoredPlan<Real> plan;
+    plan.world_color_offset.assign(1, 0);
+    plan.color_pack_offset.assign(1, 0);
+    plan.color_contact_offset.assign(1, 0);
+    plan.world_serial_offset.assign(1, 0);
+    plan.row_color.assign(rows.total_rows(), uint8_t(kMaxColors));
+    plan.row_unit_a.assign(rows.total_rows(), -1);
+    plan.row_unit_b.assign(rows.total_rows(), -1);
+    constexpr uint32_t L = ContactPacks<Real>::lanes;
+
+    for (uint32_t w = 0; w < rows.world_count; ++w) {
+        const uint32_t row0 = rows.world_row_offset[w], m = rows.row_count(w);
+        const uint32_t n = rows.dof_count(w);
+        // Units are named by their first DOF; used[dof] is the colors taken by that unit.
+        std::vector<uint64_t> used(n, 0);
+        std::vector<std::vector<Contact>> colors;
+        for (uint32_t i = 0; i < m;) {
+            const uint32_t row = row0 + i;
+            if (rows.kind[row] != STEEL_ROW_CONTACT_NORMAL) {
+                plan.serial_rows.push_back(i++);
+                continue;
+            }
+            Contact contact{i, 1, -1, -1};
+            while (i + contact.count < m && rows.normal_row[row + contact.count] == int32_t(i))
+                ++contact.count;
+            for (uint32_t block = 0; block < 2; ++block)
+                if (rows.block_length[2 * size_t(row) + block] > 0)
+                    (block == 0 ? contact.unit_a : contact.unit_b) =
+                        int32_t(rows.block_offset[2 * size_t(row) + block]);
+            const uint64_t taken = (contact.unit_a >= 0 ? used[size_t(contact.unit_a)] : 0) |
+                                   (contact.unit_b >= 0 ? used[size_t(contact.unit_b)] : 0);
+            for (uint32_t r = row; r < row + contact.count; ++r) {
+                plan.row_unit_a[r] = contact.unit_a;
+                plan.row_unit_b[r] = contact.unit_b;
+            }
+            if (~taken == 0) { // every color taken: the serial group
+                for (uint32_t r = 0; r < contact.count; ++r)
+                    plan.serial_rows.push_back(i + r);
+            } else {
+                const uint32_t color = uint32_t(__builtin_ctzll(~taken));
+                for (int32_t unit : {contact.unit_a, contact.unit_b})
+                    if (unit >= 0) used[size_t(unit)] |= uint64_t(1) << color;
+                if (colors.size() <= color) colors.resize(color + 1);
+                colors[color].push_back(contact);
+                for (uint32_t r = row; r < row + contact.count; ++r)
+                    plan.row_color[r] = uint8_t(color);
+            }
+            i += contact.count;
+        }
+        for (const std::vector<Contact>& contacts : colors) {
+            uint32_t lane = L, pack = 0;
+            for (const Contact& contact : contacts) {
+                if (!packable(rows, set, row0, contact)) {
+                    plan.contact_rows.push_back(contact.first);
+                    plan.contact_rows.push_back(contact.count);
+                    continue;
+                }
+                if (lane == L) {
+                    pack = new_pack(plan.packs);
+                    lane = 0;
+                }
+                add_pack_lane(plan.packs, pack, lane++, rows, row0, contact);
+            }
+            plan.color_pack_offset.push_back(plan.packs.count);
+            plan.color_contact_offset.push_back(uint32_t(plan.contact_rows.size() / 2));
+        }
+        plan.world_color_offset.push_back(uint32_t(plan.color_pack_offset.size() - 1));
+        plan.world_serial_offset.push_back(uint32_t(plan.serial_rows.size()));
+    }
+    return plan;
+}
+
+template ColoredPlan<float> build_colored_plan(const RowSet<float>&,
+                                               const propagation::PropagationSet<float>&);
+template ColoredPlan<double> build_colored_plan(const RowSet<double>&,
+                                                const propagation::PropagationSet<double>&);
+
+} // namespace steel::colored

@@ -1,0 +1,40 @@
+// One sweep of a world in the colored solve mode (SPEC 7): color after color, the packed
+// contacts of the color by the SIMD kernel and its other contacts one by one through the
+// propagation walks (no two contacts of a color share a responding unit, so their order within
+// the color does not matter), then the serial group, then one sync of the trees.
+#pragma once
+
+#include "../propagation/propagation_sweep.hpp"
+#include "colored_plan.hpp"
+#include "contact_packs.hpp"
+
+namespace steel::colored {
+
+template <class Real> void merge(SweepResult<Real>& into, const SweepResult<Real>& part) {
+    if (part.residual > into.residual) into.residual = part.residual;
+    into.nonfinite_probe += part.nonfinite_probe;
+}
+
+template <class Real>
+SweepResult<Real> colored_sweep(const ColoredPlan<Real>& plan,
+                                propagation::PropagationWorld<Real>& world, uint32_t w,
+                                const SolveParams<Real>& params, Real* impulse) {
+    SweepResult<Real> result;
+    for (uint32_t c = plan.world_color_offset[w]; c < plan.world_color_offset[w + 1]; ++c) {
+        merge(result,
+              solve_packs(plan.packs, plan.color_pack_offset[c], plan.color_pack_offset[c + 1],
+                          params, impulse, world.walk.velocity));
+        for (uint32_t k = plan.color_contact_offset[c]; k < plan.color_contact_offset[c + 1]; ++k) {
+            const uint32_t first = plan.contact_rows[2 * size_t(k)],
+                           count = plan.contact_rows[2 * size_t(k) + 1];
+            for (uint32_t i = first; i < first + count; ++i)
+                propagation::update_row(world, i, params, impulse, result);
+        }
+    }
+    for (uint32_t k = plan.world_serial_offset[w]; k < plan.world_serial_offset[w + 1]; ++k)
+        propagation::update_row(world, plan.serial_rows[k], params, impulse, result);
+    propagation::sync_world(world.walk, w);
+    return result;
+}
+
+} // namespace steel::colored

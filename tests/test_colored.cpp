@@ -1,0 +1,217 @@
+// The colored solve mode (SPEC 7): valid colors, the serial answer at convergence, and
+// bit-identical results for any thread count and on every SIMD width.
+#include "colored/colored_plan.hpp"
+#include "colored/contact_packs.hpp"
+#include "propagation/propagation_build.hpp"
+#include "robot_scenes.hpp"
+#include "rows_upload.hpp"
+#include "scene/scene_rows.hpp"
+#include "scene_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+namespace {
+
+using scenes::ContactSpec;
+using scenes::SceneBuilder;
+
+struct Mode {
+    int32_t solve_mode = STEEL_SOLVE_COLORED;
+    int32_t precision = STEEL_PRECISION_FLOAT64;
+    uint32_t iterations = 50;
+    uint32_t threads = 1;
+};
+
+test::Solved solve_with(const steel_scene_desc& scene, const Mode& mode) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.world_count = scene.world_count;
+    desc.precision = mode.precision;
+    desc.thread_count = mode.threads;
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = mode.iterations;
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    options.solve_mode = mode.solve_mode;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    test::Solved solved = test::read_all(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return solved;
+}
+
+// `bodies` free boxes and `contacts` random contacts between random pairs of them or with the
+// ground, all slightly penetrating, per world.
+SceneBuilder random_piles(uint32_t worlds, uint32_t bodies, uint32_t contacts, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    SceneBuilder builder;
+    for (uint32_t w = 0; w < worlds; ++w) {
+        builder.begin_world();
+        for (uint32_t b = 0; b < bodies; ++b)
+            builder.add_body(
+                scenes::free_box(0.5 + 0.5 * (unit(rng) + 1), {0.5, 0.5, 0.5},
+                                 {3 * unit(rng), 3 * unit(rng), 1 + 2 * (unit(rng) + 1)}));
+        for (uint32_t c = 0; c < contacts; ++c) {
+            const int32_t a = int32_t(rng() % bodies);
+            int32_t b = int32_t(rng() % (bodies + 1)) - 1; // -1: the ground
+            if (b == a) b = -1;
+            double n[3] = {unit(rng), unit(rng), 1.5};
+            const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            builder.add_contact(ContactSpec{a,
+                                            b,
+                                            {3 * unit(rng), 3 * unit(rng), 2 * (unit(rng) + 1)},
+                                            {n[0] / length, n[1] / length, n[2] / length},
+                                            -0.01 * (unit(rng) + 1),
+                                            0.5,
+                                            0});
+        }
+    }
+    return builder;
+}
+
+struct Built {
+    steel::scene::SceneRecord record;
+    steel::RowSet<double> rows;
+    steel::propagation::PropagationSet<double> set;
+    steel::colored::ColoredPlan<double> plan;
+};
+
+Built build(const steel_scene_desc& desc) {
+    Built out;
+    const steel::scene::BuiltRows built =
+        steel::scene::build_scene_rows(desc, desc.world_count, out.record);
+    out.rows = steel::build_row_set<double>(built.desc(), desc.world_count, 0.0, 0.0);
+    out.set = steel::propagation::build_propagation_set(out.record, out.rows);
+    out.plan = steel::colored::build_colored_plan(out.rows, out.set);
+    return out;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+} // namespace
+
+TEST_CASE("colored: no two contacts of a color share a responding unit, on random piles") {
+    for (uint32_t seed = 1; seed <= 5; ++seed) {
+        SceneBuilder builder = random_piles(3, 40, 300, seed);
+        const Built built = build(builder.desc());
+        const auto& plan = built.plan;
+        uint32_t colored_contacts = 0;
+        for (uint32_t w = 0; w < 3; ++w) {
+            const uint32_t row0 = built.rows.world_row_offset[w];
+            std::vector<std::set<int32_t>> units(steel::colored::kMaxColors);
+            for (uint32_t r = row0; r < built.rows.world_row_offset[w + 1]; ++r) {
+                if (built.rows.kind[r] != STEEL_ROW_CONTACT_NORMAL) continue;
+                const uint32_t color = plan.row_color[r];
+                if (color == steel::colored::kMaxColors) continue;
+                ++colored_contacts;
+                for (int32_t unit : {plan.row_unit_a[r], plan.row_unit_b[r]}) {
+                    if (unit < 0) continue;
+                    CHECK(units[color].insert(unit).second); // a unit appears once per color
+                }
+                // Its friction rows carry the same color.
+                CHECK(plan.row_color[r + 1] == color);
+                CHECK(plan.row_color[r + 2] == color);
+            }
+        }
+        CHECK(colored_contacts == 900); // 300 contacts a world: none overflowed at 40 bodies
+        CHECK(plan.packs.count > 0);
+    }
+}
+
+TEST_CASE("colored: more contacts on one body than colors go to the serial group") {
+    SceneBuilder builder;
+    builder.begin_world();
+    builder.add_body(scenes::free_box(1, {0.5, 0.5, 0.5}, {0, 0, 0.5}));
+    for (uint32_t c = 0; c < steel::colored::kMaxColors + 6; ++c)
+        builder.add_contact(ContactSpec{0, -1, {0.01 * c, 0, 0}, {0, 0, 1}, -0.001, 0.5, 0});
+    const Built built = build(builder.desc());
+    uint32_t serial = 0;
+    for (uint32_t r = 0; r < built.rows.total_rows(); ++r)
+        if (built.rows.kind[r] == STEEL_ROW_CONTACT_NORMAL &&
+            built.plan.row_color[r] == steel::colored::kMaxColors)
+            ++serial;
+    CHECK(serial == 6);
+    // And it still converges to the serial answer.
+    Mode serial_mode, colored_mode;
+    serial_mode.solve_mode = STEEL_SOLVE_SERIAL;
+    serial_mode.iterations = colored_mode.iterations = 4000;
+    const test::Solved a = solve_with(builder.desc(), serial_mode),
+                       b = solve_with(builder.desc(), colored_mode);
+    // The normal impulses of 70 redundant contacts are not unique; the body's motion is.
+    CHECK(test::max_abs_diff(a.velocities, b.velocities) <= 1e-8);
+}
+
+TEST_CASE("colored: converges to the serial answer") {
+    struct Case {
+        const char* name;
+        void (*build)(SceneBuilder&);
+    };
+    const Case cases[] = {
+        {"stack of 3", [](SceneBuilder& b) { scenes::add_box_stack(b, 3); }},
+        {"pile of 40", [](SceneBuilder& b) { scenes::add_box_pile(b, 40); }},
+        {"arm with box", [](SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 40.0); }},
+        {"legged robot", [](SceneBuilder& b) { scenes::add_legged_robot(b); }},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(std::string(c.name));
+        SceneBuilder builder;
+        builder.begin_world();
+        c.build(builder);
+        Mode serial, colored;
+        serial.solve_mode = STEEL_SOLVE_SERIAL;
+        serial.iterations = colored.iterations = 3000;
+        const test::Solved a = solve_with(builder.desc(), serial),
+                           b = solve_with(builder.desc(), colored);
+        CHECK(a.stats[0].residual <= 1e-9);
+        CHECK(b.stats[0].residual <= 1e-9);
+        CHECK(test::max_abs_diff(a.velocities, b.velocities) <=
+              1e-8 * (1 + test::max_abs(a.velocities)));
+        CHECK(test::max_abs_diff(a.impulses, b.impulses) <= 1e-6 * test::max_abs(a.impulses));
+    }
+}
+
+TEST_CASE("colored: bit-identical for any thread count and on every SIMD width") {
+    using steel::colored::PackIsa;
+    SceneBuilder builder = random_piles(6, 30, 200, 42);
+    scenes::add_arm_with_box(builder, 0.8, 40.0); // a tree in the last world: scalar contacts too
+    const steel_scene_desc desc = builder.desc();
+    const PackIsa original = steel::colored::pack_isa();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
+        CAPTURE(precision);
+        std::vector<test::Solved> runs;
+        for (PackIsa isa : {PackIsa::scalar, PackIsa::avx2, PackIsa::avx512}) {
+            if (!steel::colored::pack_isa_supported(isa)) {
+                MESSAGE("this processor has no ", steel::colored::pack_isa_name(isa),
+                        ": not compared");
+                continue;
+            }
+            steel::colored::set_pack_isa(isa);
+            for (uint32_t threads : {1u, 2u, 5u}) {
+                Mode mode;
+                mode.precision = precision;
+                mode.threads = threads;
+                mode.iterations = 25;
+                runs.push_back(solve_with(desc, mode));
+            }
+        }
+        steel::colored::set_pack_isa(original);
+        REQUIRE(runs.size() >= 3);
+        CHECK(test::max_abs(runs[0].impulses) > 0);
+        for (const test::Solved& run : runs) {
+            CHECK(same_bits(run.impulses, runs[0].impulses));
+            CHECK(same_bits(run.velocities, runs[0].velocities));
+            CHECK(std::memcmp(run.stats.data(), runs[0].stats.data(),
+                              run.stats.size() * sizeof(steel_world_stats)) == 0);
+        }
+    }
+}
