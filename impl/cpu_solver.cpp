@@ -124,11 +124,40 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
     return outcome;
 }
 
-// One world under the propagation response (SPEC 7): serial sweeps through the trees.
+// Runs packs [first, last) of a color: on this thread, or, for a world that has the pool to
+// itself, in tasks of kPacksPerTask packs over the pool. The packs of a color are independent
+// and the merge (a max, a sum of zeros) does not depend on order, so the split changes nothing
+// in the results.
+constexpr uint32_t kPacksPerTask = 8;
+
+template <class Real> struct PackRunner {
+    const colored::ColoredPlan<Real>* plan;
+    ThreadPool* pool; // null: this thread
+    std::vector<SweepResult<Real>>* partial;
+
+    SweepResult<Real> operator()(uint32_t first, uint32_t last, const SolveParams<Real>& params, Real* impulse,
+                                 Real* velocity) const {
+        if (!pool || last - first < 2 * kPacksPerTask)
+            return colored::solve_packs(plan->packs, first, last, params, impulse, velocity);
+        const uint32_t tasks = (last - first + kPacksPerTask - 1) / kPacksPerTask;
+        partial->assign(tasks, SweepResult<Real>{});
+        pool->parallel_for(tasks, [&](uint32_t task, uint32_t) {
+            const uint32_t begin = first + task * kPacksPerTask;
+            const uint32_t end = std::min(last, begin + kPacksPerTask);
+            (*partial)[task] = colored::solve_packs(plan->packs, begin, end, params, impulse, velocity);
+        });
+        SweepResult<Real> result;
+        for (const SweepResult<Real>& part : *partial) colored::merge(result, part);
+        return result;
+    }
+};
+
+// One world under the propagation response (SPEC 7): serial sweeps through the trees, or, with
+// a pack runner, colored sweeps.
 template <class Real>
 WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& set,
-                                     const RowSet<Real>& row_set, uint32_t w,
-                                     const steel_solve_options& options,
+                                     const PackRunner<Real>* colored, const RowSet<Real>& row_set,
+                                     uint32_t w, const steel_solve_options& options,
                                      propagation::WalkScratch<Real>& scratch, Real* impulse,
                                      Real* velocity, double* history) {
     const uint32_t body0 = set.world_body_offset[w];
@@ -148,9 +177,15 @@ WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& se
     for (uint32_t i = 0; i < rows.row_count; ++i)
         impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
     propagation::velocity_from_impulses(world, w, impulse);
+    const auto run_packs = [&](uint32_t first, uint32_t last) {
+        return (*colored)(first, last, params, impulse, velocity);
+    };
     WorldOutcome outcome = run_sweeps<Real>(
         SweepSettings{options.iterations, options.tolerance}, history,
-        [&] { return propagation::propagation_sweep(world, w, params, impulse); },
+        [&] {
+            return colored ? colored::colored_sweep(*colored->plan, world, w, params, impulse, run_packs)
+                           : propagation::propagation_sweep(world, w, params, impulse);
+        },
         [](double) { return false; });
     outcome.path = STEEL_PATH_GENERAL;
     isolate_if_nonfinite(rows, outcome, impulse, velocity);
@@ -224,16 +259,23 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     state.history_stride = options.record_residual_history ? options.iterations : 0;
     state.history.assign(uint64_t(world_count) * state.history_stride, 0.0);
 
-    pool.parallel_for(world_count, [&](uint32_t w, uint32_t thread) {
+    // Colored worlds fewer than the threads: one world at a time, its colors split over the
+    // pool. Otherwise the worlds are spread over the pool, each on one thread.
+    const bool within_world = colored && pool.thread_count() > 1 && world_count < pool.thread_count();
+    std::vector<SweepResult<Real>> partial;
+    const PackRunner<Real> on_thread{state.colored.get(), nullptr, nullptr};
+    const PackRunner<Real> on_pool{state.colored.get(), &pool, &partial};
+    const auto solve_one = [&](uint32_t w, uint32_t thread) {
         const WorldRows<Real> rows = world_rows(set, w);
         Real* impulse = state.results.impulse.data() + set.world_row_offset[w];
         Real* velocity = state.results.velocity.data() + set.world_dof_offset[w];
         double* history = state.history_stride
                               ? state.history.data() + uint64_t(w) * state.history_stride
                               : nullptr;
+        const PackRunner<Real>* runner = !colored ? nullptr : within_world ? &on_pool : &on_thread;
         const WorldOutcome outcome =
             propagation
-                ? solve_propagation_world(*state.propagation, set, w, options,
+                ? solve_propagation_world(*state.propagation, runner, set, w, options,
                                           state.walk_scratch[thread], impulse, velocity, history)
                 : solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
                               state.preelimination[thread], impulse, velocity, history);
@@ -246,7 +288,11 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         stats.residual = outcome.residual;
         stats.first_residual = outcome.first_residual;
         stats.momentum_restarts = outcome.restarts;
-    });
+    };
+    if (within_world)
+        for (uint32_t w = 0; w < world_count; ++w) solve_one(w, 0);
+    else
+        pool.parallel_for(world_count, solve_one);
     state.solved = true;
 }
 

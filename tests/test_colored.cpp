@@ -215,3 +215,27 @@ TEST_CASE("colored: bit-identical for any thread count and on every SIMD width")
         }
     }
 }
+
+TEST_CASE("colored: a world larger than the rest split over threads gives the same bits") {
+    // One big world: fewer worlds than threads, so each color's packs are spread over the pool.
+    SceneBuilder builder = random_piles(1, 300, 3000, 7);
+    const steel_scene_desc desc = builder.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
+        CAPTURE(precision);
+        Mode mode;
+        mode.precision = precision;
+        mode.iterations = 10;
+        const test::Solved one = solve_with(desc, mode);
+        for (uint32_t threads : {2u, 3u, 8u}) {
+            mode.threads = threads;
+            const test::Solved many = solve_with(desc, mode);
+            CHECK(same_bits(one.impulses, many.impulses));
+            CHECK(same_bits(one.velocities, many.velocities));
+        }
+        // And the colored order really is not the serial one (the mode is in use).
+        mode.solve_mode = STEEL_SOLVE_SERIAL;
+        mode.threads = 1;
+        const test::Solved serial = solve_with(desc, mode);
+        CHECK(test::max_abs_diff(serial.impulses, one.impulses) > 0);
+    }
+}

@@ -15,15 +15,15 @@ template <class Real> void merge(SweepResult<Real>& into, const SweepResult<Real
     into.nonfinite_probe += part.nonfinite_probe;
 }
 
-template <class Real>
-SweepResult<Real> colored_sweep(const ColoredPlan<Real>& plan,
-                                propagation::PropagationWorld<Real>& world, uint32_t w,
-                                const SolveParams<Real>& params, Real* impulse) {
+// run_packs(first, last) solves packs [first, last) of the plan (on this thread or split over
+// threads: the caller's choice, which does not change the results).
+template <class Real, class RunPacks>
+SweepResult<Real>
+colored_sweep(const ColoredPlan<Real>& plan, propagation::PropagationWorld<Real>& world, uint32_t w,
+              const SolveParams<Real>& params, Real* impulse, const RunPacks& run_packs) {
     SweepResult<Real> result;
     for (uint32_t c = plan.world_color_offset[w]; c < plan.world_color_offset[w + 1]; ++c) {
-        merge(result,
-              solve_packs(plan.packs, plan.color_pack_offset[c], plan.color_pack_offset[c + 1],
-                          params, impulse, world.walk.velocity));
+        merge(result, run_packs(plan.color_pack_offset[c], plan.color_pack_offset[c + 1]));
         for (uint32_t k = plan.color_contact_offset[c]; k < plan.color_contact_offset[c + 1]; ++k) {
             const uint32_t first = plan.contact_rows[2 * size_t(k)],
                            count = plan.contact_rows[2 * size_t(k) + 1];
