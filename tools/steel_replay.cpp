@@ -68,6 +68,8 @@ Replay settings (default: as recorded):
                            nesterov_momentum=0|1
                            enable_bilateral_preelimination=0|1
                            record_residual_history=0|1
+                           solve_mode=serial|colored          or 0, 1
+                           articulated_contact_response=immediate|propagation   or 0, 1
                          Outputs then differ from the recording as much as the change makes
                          them; the comparison shows by how much.
   --backend cpu|cuda     Backend to replay on (STEEL_BACKEND_*).
@@ -219,7 +221,15 @@ void apply_option(steel_solve_options& options, const std::string& key, const st
     else if (key == "nesterov_momentum") options.nesterov_momentum = flag();
     else if (key == "enable_bilateral_preelimination") options.enable_bilateral_preelimination = flag();
     else if (key == "record_residual_history") options.record_residual_history = flag();
-    else usage_error("unknown option key '" + key + "' (see --help)");
+    else if (key == "solve_mode") {
+        if (text == "serial" || text == "0") options.solve_mode = STEEL_SOLVE_SERIAL;
+        else if (text == "colored" || text == "1") options.solve_mode = STEEL_SOLVE_COLORED;
+        else usage_error("--option solve_mode is serial or colored, not '" + text + "'");
+    } else if (key == "articulated_contact_response") {
+        if (text == "immediate" || text == "0") options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
+        else if (text == "propagation" || text == "1") options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+        else usage_error("--option articulated_contact_response is immediate or propagation, not '" + text + "'");
+    } else usage_error("unknown option key '" + key + "' (see --help)");
 }
 
 const char* path_name(int32_t path) {
@@ -262,9 +272,12 @@ std::string features_text(uint32_t features) {
 
 std::string options_text(const steel_solve_options& o) {
     return steel::format("iterations %u, tolerance %g, cfm %g, path %s, warm_start %u, contact_regularization %g, "
-                         "nesterov_momentum %u, enable_bilateral_preelimination %u, record_residual_history %u",
+                         "nesterov_momentum %u, enable_bilateral_preelimination %u, record_residual_history %u, "
+                         "solve_mode %s, articulated_contact_response %s",
                          o.iterations, o.tolerance, o.cfm, path_name(o.path), o.warm_start, o.contact_regularization,
-                         o.nesterov_momentum, o.enable_bilateral_preelimination, o.record_residual_history);
+                         o.nesterov_momentum, o.enable_bilateral_preelimination, o.record_residual_history,
+                         o.solve_mode == STEEL_SOLVE_COLORED ? "colored" : "serial",
+                         o.articulated_contact_response == STEEL_RESPONSE_PROPAGATION ? "propagation" : "immediate");
 }
 
 void print_info(const Snapshot& s, size_t record, uint64_t bytes) {
@@ -356,6 +369,19 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
     steel_solve_options options;
     steel_solve_options_default(&options);
     steel_batch_get_options(batch, &options);
+    if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION) {
+        // A snapshot holds the rows a scene upload built, not the scene, so there are no trees
+        // to propagate through. The immediate response solves the same problem: serial sweeps
+        // are the same iteration (equal to rounding), colored ones meet it at convergence.
+        std::fprintf(stderr,
+                     "steel-replay: record %zu was solved with the propagation response (%s sweeps); a snapshot holds "
+                     "rows, not the scene, so it is replayed with the immediate response and serial sweeps%s\n",
+                     record, options.solve_mode == STEEL_SOLVE_COLORED ? "colored" : "serial",
+                     options.solve_mode == STEEL_SOLVE_COLORED ? ", which meet the colored answer at convergence only"
+                                                               : ", the same iteration");
+        options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
+        options.solve_mode = STEEL_SOLVE_SERIAL;
+    }
     for (const auto& [key, value] : args.options) apply_option(options, key, value);
     steel_batch_desc desc;
     steel_batch_get_desc(batch, &desc);
