@@ -670,6 +670,19 @@ test("scene: a box resting on the ground carries m g dt and stays put", function
   same(r.integrated_positions, r.body_poses, "a FREE joint to the world: q is the body pose")
 end)
 
+test("scene: the propagation response and colored sweeps reach the same closed forms", function()
+  local base = scene_case("pendulum_limit_drive")
+  for _, mode in ipairs { { "propagation", "serial" }, { "propagation", "colored" } } do
+    local case = { desc = base.desc, options = copy(base.options), results = base.results }
+    case.options.articulated_contact_response, case.options.solve_mode = mode[1], mode[2]
+    local r = solve_scene(case, scene_with_names(base), false)
+    local where = mode[1] .. ", " .. mode[2] .. ": "
+    checks.near(r.joint_velocities[1], -dt * g / 1.001, 1e-12, where .. "pendulum qd'")
+    checks.near(r.limit_impulses[2], dt * g * math.sin(0.5), 1e-12, where .. "lower-limit impulse")
+    checks.near(r.joint_velocities[2], 0, 1e-12, where .. "stays on the limit")
+  end
+end)
+
 test("scene: a pendulum step, a joint limit and a drive row match their closed forms", function()
   local case = scene_case("pendulum_limit_drive")
   local r = solve_scene(case, scene_with_names(case), false)
