@@ -18,7 +18,7 @@ namespace peers {
 
 struct StepTimes {
     double setup = 0; // seconds: what the engine does before its sweeps that we can time apart
-    double solve = 0; // seconds: the figure reported as the solve (see bench/peers/README.md)
+    double solve = 0; // seconds: the figure reported as the solve (each runner says what it holds)
 };
 
 struct Options {
