@@ -149,3 +149,32 @@ double add_four_bar(SceneBuilder& builder) {
 }
 
 } // namespace scenes
+
+namespace scenes {
+
+void add_chain_on_ground(SceneBuilder& builder, uint32_t links) {
+    const double length = 0.3, half_width = 0.02, mass = 0.5;
+    const Vec3 half{length / 2, half_width, half_width};
+    int32_t parent = -1;
+    for (uint32_t k = 0; k < links; ++k) {
+        BodySpec link = free_box(mass, half, {0, 0, 0}); // for its inertia
+        link.com = {length / 2, 0, 0}; // body frame at the link's start, on its axis
+        if (k == 0) {
+            link.q = {0, 0, half_width, 1, 0, 0, 0};
+        } else {
+            link.joint = STEEL_JOINT_REVOLUTE;
+            link.parent = parent;
+            link.axis = k % 2 == 1 ? Vec3{0, 0, 1} : Vec3{0, 1, 0};
+            link.parent_frame.position = {length, 0, 0};
+            link.q = {0.0};
+            link.qd = {0.0};
+            link.lower = -0.5;
+            link.upper = 0.5;
+        }
+        parent = builder.add_body(link);
+        const Frame centre{{length * (k + 0.5), 0, half_width}, {1, 0, 0, 0}};
+        box_plane_contacts(builder, parent, centre, half, -1, 0.0, 0.6, 0.0);
+    }
+}
+
+} // namespace scenes

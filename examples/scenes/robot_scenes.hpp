@@ -36,3 +36,13 @@ void add_legged_robot(SceneBuilder& builder);
 double add_four_bar(SceneBuilder& builder);
 
 } // namespace scenes
+
+namespace scenes {
+
+// A chain of `links` thin boxes (0.3 x 0.04 x 0.04, 0.5 kg) lying straight along x on the ground
+// z = 0: the first on a FREE joint, the others on revolute joints at the previous link's tip,
+// alternately about z and y, limited to [-0.5, 0.5] rad (at rest at 0, inside both limits).
+// Four corner contacts per link with the ground (friction 0.6).
+void add_chain_on_ground(SceneBuilder& builder, uint32_t links = 10);
+
+} // namespace scenes
