@@ -6,6 +6,7 @@
 // largest final sweep residual over the worlds. Results: bench/RESULTS.md.
 //
 //   bench_modes [--quick] [--threads N] [--float32]
+#include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
 #include <steel/steel.h>
@@ -18,18 +19,10 @@
 #include <functional>
 #include <vector>
 
+using bench::check;
+using bench::seconds_since;
+
 namespace {
-
-void check(steel_status status, const char* what) {
-    if (status != STEEL_OK) {
-        std::fprintf(stderr, "%s failed: %s\n", what, steel_last_error_message());
-        std::exit(1);
-    }
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 struct Mode {
     const char* name;
@@ -45,7 +38,8 @@ int main(int argc, char** argv) {
     for (int k = 1; k < argc; ++k) {
         if (std::strcmp(argv[k], "--quick") == 0) quick = true;
         if (std::strcmp(argv[k], "--float32") == 0) precision = STEEL_PRECISION_FLOAT32;
-        if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc) threads = uint32_t(std::atoi(argv[++k]));
+        if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc)
+            threads = uint32_t(std::atoi(argv[++k]));
     }
     const double min_seconds = quick ? 0.02 : 0.25;
     struct Scene {
@@ -53,19 +47,25 @@ int main(int argc, char** argv) {
         std::function<void(scenes::SceneBuilder&)> add;
         std::vector<uint32_t> world_counts;
     } scene_list[] = {
-        {"box stack 5", [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 5); }, {1, 64, 1024}},
+        {"box stack 5",
+         [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 5); },
+         {1, 64, 1024}},
         {"box stack 20", [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 20); }, {1, 64}},
         {"box pile 100", [](scenes::SceneBuilder& b) { scenes::add_box_pile(b, 100); }, {1, 64}},
         {"box pile 1000", [](scenes::SceneBuilder& b) { scenes::add_box_pile(b, 1000); }, {1}},
-        {"arm with box", [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }, {1, 64, 1024}},
+        {"arm with box",
+         [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); },
+         {1, 64, 1024}},
         {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }, {1, 64}},
     };
     const Mode modes[] = {{"immediate serial", STEEL_RESPONSE_IMMEDIATE, STEEL_SOLVE_SERIAL},
                           {"propagation serial", STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL},
                           {"propagation colored", STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED}};
-    std::printf("steel %s, %s, %u thread(s), box friction, steel_batch_solve only\n\n", steel_version(),
-                precision == STEEL_PRECISION_FLOAT32 ? "float32" : "float64", threads);
-    std::printf("| scene | worlds | rows/world | sweeps | mode | ns/row update | us/solve | us/world | residual |\n");
+    std::printf("steel %s, %s, %u thread(s), box friction, steel_batch_solve only\n\n",
+                steel_version(), precision == STEEL_PRECISION_FLOAT32 ? "float32" : "float64",
+                threads);
+    std::printf("| scene | worlds | rows/world | sweeps | mode | ns/row update | us/solve | "
+                "us/world | residual |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
     for (const Scene& scene : scene_list)
         for (uint32_t worlds : scene.world_counts) {
@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
                     options.solve_mode = mode.solve_mode;
                     check(steel_batch_set_options(batch, &options), "options");
                     check(steel_batch_upload_scene(batch, &scene_desc), "upload scene");
-                    check(steel_batch_solve(batch), "first solve"); // builds the propagation set / colors
+                    check(steel_batch_solve(batch),
+                          "first solve"); // builds the propagation set / colors
                     uint32_t solves = 0;
                     const auto start = std::chrono::steady_clock::now();
                     do {
@@ -105,13 +106,16 @@ int main(int argc, char** argv) {
                     check(steel_batch_read_impulses(batch, nullptr, 0, &rows), "rows");
                     std::vector<steel_world_stats> stats(worlds);
                     uint32_t count = 0;
-                    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), worlds, &count),
+                    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats),
+                                                       stats.data(), worlds, &count),
                           "stats");
                     double residual = 0;
-                    for (const steel_world_stats& s : stats) residual = std::max(residual, s.residual);
-                    std::printf("| %s | %u | %llu | %u | %s | %.2f | %.1f | %.2f | %.2e |\n", scene.name, worlds,
-                                (unsigned long long)(rows / worlds), sweeps, mode.name,
-                                solve * 1e9 / (double(rows) * sweeps), solve * 1e6, solve * 1e6 / worlds, residual);
+                    for (const steel_world_stats& s : stats)
+                        residual = std::max(residual, s.residual);
+                    std::printf("| %s | %u | %llu | %u | %s | %.2f | %.1f | %.2f | %.2e |\n",
+                                scene.name, worlds, (unsigned long long)(rows / worlds), sweeps,
+                                mode.name, solve * 1e9 / (double(rows) * sweeps), solve * 1e6,
+                                solve * 1e6 / worlds, residual);
                     check(steel_batch_destroy(batch), "destroy");
                 }
             }

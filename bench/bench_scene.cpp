@@ -3,6 +3,7 @@
 // worlds. Results: bench/RESULTS.md.
 //
 //   bench_scene [--quick]
+#include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
 #include <steel/steel.h>
@@ -15,20 +16,8 @@
 #include <string>
 #include <vector>
 
-namespace {
-
-void check(steel_status status, const char* what) {
-    if (status != STEEL_OK) {
-        std::fprintf(stderr, "%s failed: %s\n", what, steel_last_error_message());
-        std::exit(1);
-    }
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-} // namespace
+using bench::check;
+using bench::seconds_since;
 
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;

@@ -7,17 +7,17 @@
 namespace test {
 
 struct SceneStep {
-    std::vector<double> q_next;    // integrated positions
-    std::vector<double> qd;        // new joint velocities
-    std::vector<double> contacts;  // 6 per contact
-    std::vector<double> limits;    // per DOF
-    std::vector<double> drives;    // per DOF
-    std::vector<double> bodies;    // 6 per body
+    std::vector<double> q_next;   // integrated positions
+    std::vector<double> qd;       // new joint velocities
+    std::vector<double> contacts; // 6 per contact
+    std::vector<double> limits;   // per DOF
+    std::vector<double> drives;   // per DOF
+    std::vector<double> bodies;   // 6 per body
     std::vector<steel_world_stats> stats;
 };
 
-inline std::vector<double> read_doubles(steel_batch batch,
-                                        steel_status (*read)(steel_batch, double*, uint64_t, uint64_t*)) {
+inline std::vector<double>
+read_doubles(steel_batch batch, steel_status (*read)(steel_batch, double*, uint64_t, uint64_t*)) {
     uint64_t count = 0;
     REQUIRE_OK(read(batch, nullptr, 0, &count));
     std::vector<double> values(count);
@@ -51,6 +51,37 @@ inline SceneStep solve_scene(const steel_scene_desc& scene, uint32_t iterations 
     step.stats = read_all(batch).stats;
     REQUIRE_OK(steel_batch_destroy(batch));
     return step;
+}
+
+// How solve_with solves a scene: the response and solve mode, precision, sweeps, threads.
+struct SceneMode {
+    int32_t response = STEEL_RESPONSE_IMMEDIATE;
+    int32_t solve_mode = STEEL_SOLVE_SERIAL;
+    int32_t precision = STEEL_PRECISION_FLOAT64;
+    uint32_t iterations = 50;
+    uint32_t threads = 1;
+};
+
+// Creates a batch for `scene` as `mode` says, solves it once, reads impulses, velocities, stats.
+inline Solved solve_with(const steel_scene_desc& scene, const SceneMode& mode) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.world_count = scene.world_count;
+    desc.precision = mode.precision;
+    desc.thread_count = mode.threads;
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = mode.iterations;
+    options.articulated_contact_response = mode.response;
+    options.solve_mode = mode.solve_mode;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    Solved solved = read_all(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return solved;
 }
 
 inline SceneStep solve_scene(const scenes::SceneBuilder& builder, uint32_t iterations = 200,

@@ -19,32 +19,16 @@ namespace {
 using scenes::ContactSpec;
 using scenes::SceneBuilder;
 
-struct Mode {
-    int32_t solve_mode = STEEL_SOLVE_COLORED;
-    int32_t precision = STEEL_PRECISION_FLOAT64;
-    uint32_t iterations = 50;
-    uint32_t threads = 1;
+// Colored sweeps under the propagation response unless a test says otherwise.
+struct Mode : test::SceneMode {
+    Mode() {
+        response = STEEL_RESPONSE_PROPAGATION;
+        solve_mode = STEEL_SOLVE_COLORED;
+    }
 };
 
 test::Solved solve_with(const steel_scene_desc& scene, const Mode& mode) {
-    steel_batch_desc desc;
-    steel_batch_desc_default(&desc);
-    desc.world_count = scene.world_count;
-    desc.precision = mode.precision;
-    desc.thread_count = mode.threads;
-    steel_batch batch{};
-    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    options.iterations = mode.iterations;
-    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
-    options.solve_mode = mode.solve_mode;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-    REQUIRE_OK(steel_batch_solve(batch));
-    test::Solved solved = test::read_all(batch);
-    REQUIRE_OK(steel_batch_destroy(batch));
-    return solved;
+    return test::solve_with(scene, mode);
 }
 
 // `bodies` free boxes and `contacts` random contacts between random pairs of them or with the

@@ -20,34 +20,8 @@ using scenes::BodySpec;
 using scenes::ContactSpec;
 using scenes::SceneBuilder;
 
-struct Mode {
-    int32_t response = STEEL_RESPONSE_IMMEDIATE;
-    int32_t solve_mode = STEEL_SOLVE_SERIAL;
-    int32_t precision = STEEL_PRECISION_FLOAT64;
-    uint32_t iterations = 50;
-    uint32_t threads = 1;
-};
-
-test::Solved solve_with(const steel_scene_desc& scene, const Mode& mode) {
-    steel_batch_desc desc;
-    steel_batch_desc_default(&desc);
-    desc.world_count = scene.world_count;
-    desc.precision = mode.precision;
-    desc.thread_count = mode.threads;
-    steel_batch batch{};
-    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    options.iterations = mode.iterations;
-    options.articulated_contact_response = mode.response;
-    options.solve_mode = mode.solve_mode;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-    REQUIRE_OK(steel_batch_solve(batch));
-    test::Solved solved = test::read_all(batch);
-    REQUIRE_OK(steel_batch_destroy(batch));
-    return solved;
-}
+using Mode = test::SceneMode;
+using test::solve_with;
 
 // A chain of `links` bars of 0.3 m along x lying on the ground: a free root, revolute joints
 // about y with limits of +-0.4 rad (the last one at its limit and turning into it), a contact

@@ -24,7 +24,7 @@ csv="$build/peers.csv"
          "$(nproc) CPUs; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "# packages: $(dpkg-query -W -f '${Package} ${Version}; ' libode-dev libbullet-dev libmujoco-dev)"
     "$peers/peer_steel" "$@"
-    for variant in propagation colored; do "$peers/peer_steel" --variant "$variant" --threads 1 --sweeps 20 "$@" | grep -v '^peer,engine'; done
+    for variant in propagation colored colored-float32; do "$peers/peer_steel" --variant "$variant" --threads 1 --sweeps 20 "$@" | grep -v '^peer,engine'; done
     "$peers/peer_ode" "$@" | grep -v '^peer,engine'
     "$peers/peer_bullet" "$@" | grep -v '^peer,engine'
     "$peers/peer_mujoco" "$@" | grep -v '^peer,engine'

@@ -2,7 +2,7 @@
 // rows: reported as setup), then steel_batch_solve timed alone (classification, v = v-hat + Y
 // lambda, the sweeps). Threads are Steel's own (thread_count).
 //
-//   peer_steel [--variant default|propagation|colored] [--quick] [--scene NAME] ...
+//   peer_steel [--variant default|propagation|colored|colored-float32] [--quick] [--scene NAME] ...
 // default: SERIAL + IMMEDIATE; propagation: SERIAL + PROPAGATION; colored: COLORED + PROPAGATION.
 #include "peer_bench.hpp"
 
@@ -57,6 +57,7 @@ void run_scene(const SceneEntry& entry, const Options& options) {
             steel_batch_desc_default(&desc);
             desc.world_count = copies;
             desc.thread_count = threads;
+            if (variant == "colored-float32") desc.precision = STEEL_PRECISION_FLOAT32;
             steel_batch batch{};
             if (!ok(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch), "create")) return;
             const steel_scene_desc scene_desc = builder.desc();
@@ -77,7 +78,7 @@ void run_scene(const SceneEntry& entry, const Options& options) {
                 o.warm_start = 0;
                 if (variant == "propagation")
                     o.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
-                if (variant == "colored") {
+                if (variant == "colored" || variant == "colored-float32") {
                     o.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
                     o.solve_mode = STEEL_SOLVE_COLORED;
                 }
