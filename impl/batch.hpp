@@ -2,6 +2,7 @@
 // threads. capi/ owns batches through the handle registry; everything here is plain C++.
 #pragma once
 
+#include "cuda/device_backend.hpp"
 #include "preelimination.hpp"
 #include "row_set.hpp"
 #include "scene/scene_record.hpp"
@@ -39,6 +40,7 @@ struct Batch {
     std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
     ThreadPool pool;
     std::string capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
+    cuda::DeviceBatchPtr device; // STEEL_BACKEND_CUDA only: the device mirror (impl/cuda/)
 };
 
 // Validates `rows` in full against the batch's world count and options and, only if all of it
