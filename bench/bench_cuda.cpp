@@ -29,7 +29,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 void check(steel_status status, const char* what) {
     if (status == STEEL_OK) return;
@@ -64,8 +66,8 @@ struct Timing {
 };
 
 // Creates the batch (or says why not) and uploads; returns the null handle if it cannot.
-steel_batch make(const scenes::RowsBuilder& builder, int32_t backend, int32_t precision, uint32_t iterations,
-                 std::string& why) {
+steel_batch make(const scenes::RowsBuilder& builder, int32_t backend, int32_t precision,
+                 uint32_t iterations, std::string& why) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     desc.backend = backend;
@@ -89,10 +91,12 @@ steel_batch make(const scenes::RowsBuilder& builder, int32_t backend, int32_t pr
 double row_updates_of(steel_batch batch, const scenes::RowsBuilder& builder) {
     std::vector<steel_world_stats> stats(builder.world_count());
     uint32_t count = 0;
-    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), uint32_t(stats.size()), &count),
+    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(),
+                                       uint32_t(stats.size()), &count),
           "read_world_stats");
     double updates = 0;
-    for (uint32_t w = 0; w < count; ++w) updates += double(builder.row_counts[w]) * stats[w].sweeps;
+    for (uint32_t w = 0; w < count; ++w)
+        updates += double(builder.row_counts[w]) * stats[w].sweeps;
     return updates;
 }
 
@@ -111,11 +115,12 @@ template <class Solve> double time_solves(Solve&& solve, double min_seconds) {
     return best;
 }
 
-void print_row(const char* world, uint32_t copies, const char* backend, const char* precision, const char* mode,
-               const Timing& t) {
-    std::printf("%-9s %6u  %-5s %-7s %-5s  %10.3f ms  %12.0f worlds/s  %14.0f rows/s  %8.2f ns/row\n", world, copies,
-                backend, precision, mode, 1e3 * t.seconds, copies / t.seconds, t.row_updates / t.seconds,
-                1e9 * t.seconds / t.row_updates);
+void print_row(const char* world, uint32_t copies, const char* backend, const char* precision,
+               const char* mode, const Timing& t) {
+    std::printf(
+        "%-9s %6u  %-5s %-7s %-5s  %10.3f ms  %12.0f worlds/s  %14.0f rows/s  %8.2f ns/row\n",
+        world, copies, backend, precision, mode, 1e3 * t.seconds, copies / t.seconds,
+        t.row_updates / t.seconds, 1e9 * t.seconds / t.row_updates);
 }
 
 } // namespace
@@ -125,19 +130,22 @@ int main(int argc, char** argv) {
     uint32_t iterations = 20;
     for (int k = 1; k < argc; ++k) {
         if (std::strcmp(argv[k], "--quick") == 0) quick = true;
-        if (std::strcmp(argv[k], "--iterations") == 0 && k + 1 < argc) iterations = uint32_t(std::atoi(argv[++k]));
+        if (std::strcmp(argv[k], "--iterations") == 0 && k + 1 < argc)
+            iterations = uint32_t(std::atoi(argv[++k]));
     }
     const double min_seconds = quick ? 0.05 : 0.3;
-    std::printf("bench_cuda: %u sweeps per solve, path AUTO, tolerance 0; best of 3 loops of >= %.2f s\n", iterations,
-                min_seconds);
-    std::printf("%-9s %6s  %-5s %-7s %-5s  %13s  %19s  %21s  %15s\n", "world", "copies", "where", "real", "mode",
-                "per solve", "", "", "");
+    std::printf(
+        "bench_cuda: %u sweeps per solve, path AUTO, tolerance 0; best of 3 loops of >= %.2f s\n",
+        iterations, min_seconds);
+    std::printf("%-9s %6s  %-5s %-7s %-5s  %13s  %19s  %21s  %15s\n", "world", "copies", "where",
+                "real", "mode", "per solve", "", "", "");
     std::string no_device;
     for (const char* world : {"stack8", "random12"})
         for (uint32_t copies : {1u, 1024u, 16384u}) {
             const scenes::RowsBuilder builder = copies_of(world, copies);
             std::string why;
-            const steel_batch cpu = make(builder, STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT32, iterations, why);
+            const steel_batch cpu =
+                make(builder, STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT32, iterations, why);
             Timing t;
             t.seconds = time_solves([&] { check(steel_batch_solve(cpu), "solve"); }, min_seconds);
             t.row_updates = row_updates_of(cpu, builder);
@@ -145,19 +153,22 @@ int main(int argc, char** argv) {
             steel_batch_destroy(cpu);
             for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
                 const char* name = precision == STEEL_PRECISION_FLOAT32 ? "float32" : "float64";
-                const steel_batch gpu = make(builder, STEEL_BACKEND_CUDA, precision, iterations, why);
+                const steel_batch gpu =
+                    make(builder, STEEL_BACKEND_CUDA, precision, iterations, why);
                 if (gpu.id == 0) {
                     no_device = why;
                     continue;
                 }
-                t.seconds = time_solves([&] { check(steel_batch_solve(gpu), "solve"); }, min_seconds);
+                t.seconds =
+                    time_solves([&] { check(steel_batch_solve(gpu), "solve"); }, min_seconds);
                 t.row_updates = row_updates_of(gpu, builder);
                 print_row(world, copies, "gpu", name, "sync", t);
                 // Back-to-back async solves; reading the stats waits for the last one.
                 const int burst = 20;
                 t.seconds = time_solves(
                                 [&] {
-                                    for (int k = 0; k < burst; ++k) check(steel_batch_solve_async(gpu, nullptr), "solve_async");
+                                    for (int k = 0; k < burst; ++k)
+                                        check(steel_batch_solve_async(gpu, nullptr), "solve_async");
                                     row_updates_of(gpu, builder);
                                 },
                                 min_seconds) /

@@ -179,7 +179,7 @@ steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* de
         const steel_batch_desc desc =
             checked_batch_desc(read_versioned(desc_in, default_desc(), where, "steel_batch_desc"), where);
         auto created = std::make_unique<Batch>(desc, default_options());
-        cuda::attach_backend(*created); // a CUDA batch: finds the device (NO_DEVICE if none)
+        cuda::attach_backend(*created, where); // a CUDA batch: finds the device (NO_DEVICE if none)
         out->id = register_batch(std::move(created));
         snapshot::capture_from_environment(lookup_batch(out->id, where)); // STEEL_CAPTURE; never fails
     });

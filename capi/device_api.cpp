@@ -20,18 +20,20 @@ steel_row_values_desc default_values() {
 Batch& lookup_device_batch(steel_batch batch, const char* where) {
     Batch& b = lookup_batch(batch.id, where);
     if (!cuda::compiled_in())
-        fail(STEEL_ERROR_UNSUPPORTED,
-             format("%s: this build of Steel has no CUDA backend (built without nvcc or with STEEL_CUDA=OFF)", where));
+        fail(STEEL_ERROR_UNSUPPORTED, format("%s: this build of Steel has no CUDA backend (built "
+                                             "without nvcc or with STEEL_CUDA=OFF)",
+                                             where));
     if (!b.device)
         fail(STEEL_ERROR_INVALID_ARGUMENT,
-             format("%s: the batch was created with backend = %d (CPU); device pointers need a STEEL_BACKEND_CUDA "
+             format("%s: the batch was created with backend = %d (CPU); device pointers need a "
+                    "STEEL_BACKEND_CUDA "
                     "batch",
                     where, b.desc.backend));
     return b;
 }
 
-steel_status read_device(steel_batch batch, cuda::DeviceOutput which, double* out, uint64_t capacity,
-                         uint64_t* out_count, void* stream, const char* where) {
+steel_status read_device(steel_batch batch, cuda::DeviceOutput which, double* out,
+                         uint64_t capacity, uint64_t* out_count, void* stream, const char* where) {
     return call_guarded(where, [&] {
         Batch& b = lookup_device_batch(batch, where);
         cuda::read_to_device(b, which, out, capacity, out_count, stream, where);
@@ -46,7 +48,8 @@ void steel_row_values_desc_default(steel_row_values_desc* out) {
     if (out) *out = default_values();
 }
 
-steel_status steel_batch_upload_rows_device(steel_batch batch, const steel_rows_desc* rows_in, void* stream) {
+steel_status steel_batch_upload_rows_device(steel_batch batch, const steel_rows_desc* rows_in,
+                                            void* stream) {
     constexpr const char* where = "steel_batch_upload_rows_device";
     return call_guarded(where, [&] {
         Batch& b = lookup_device_batch(batch, where);
@@ -57,7 +60,8 @@ steel_status steel_batch_upload_rows_device(steel_batch batch, const steel_rows_
     });
 }
 
-steel_status steel_batch_update_values_device(steel_batch batch, const steel_row_values_desc* values_in,
+steel_status steel_batch_update_values_device(steel_batch batch,
+                                              const steel_row_values_desc* values_in,
                                               void* stream) {
     constexpr const char* where = "steel_batch_update_values_device";
     return call_guarded(where, [&] {
@@ -65,7 +69,8 @@ steel_status steel_batch_update_values_device(steel_batch batch, const steel_row
         const steel_row_values_desc values =
             read_versioned(values_in, default_values(), where, "steel_row_values_desc");
         if (values.reserved0 != 0)
-            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: reserved0 = %u must be 0", where, values.reserved0));
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: reserved0 = %u must be 0", where, values.reserved0));
         cuda::update_values_from_device(b, values, stream);
     });
 }
@@ -81,8 +86,8 @@ steel_status steel_batch_solve_async(steel_batch batch, void* stream) {
     });
 }
 
-steel_status steel_batch_read_impulses_device(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count,
-                                              void* stream) {
+steel_status steel_batch_read_impulses_device(steel_batch batch, double* out, uint64_t capacity,
+                                              uint64_t* out_count, void* stream) {
     return read_device(batch, cuda::DeviceOutput::impulse, out, capacity, out_count, stream,
                        "steel_batch_read_impulses_device");
 }

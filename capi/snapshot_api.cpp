@@ -44,7 +44,7 @@ std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_bat
     // Exactly steel_batch_set_options on a batch holding these rows.
     set_batch_options(*batch, in.options, options_where.c_str());
     if (in.solved) snapshot::restore_results(*batch, in.results);
-    cuda::attach_backend(*batch); // a CUDA snapshot: finds the device and mirrors the rows
+    cuda::attach_backend(*batch, where); // a CUDA snapshot: finds the device and mirrors the rows
     return batch;
 }
 

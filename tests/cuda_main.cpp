@@ -13,8 +13,8 @@ int main(int argc, char** argv) {
     steel_batch batch{};
     const steel_status status = steel_batch_create(STEEL_ABI_VERSION, &desc, &batch);
     if (status != STEEL_OK) {
-        std::printf("SKIP steel_cuda_tests: no CUDA batch can be made here (%s: %s)\n", steel_status_string(status),
-                    steel_last_error_message());
+        std::printf("SKIP steel_cuda_tests: no CUDA batch can be made here (%s: %s)\n",
+                    steel_status_string(status), steel_last_error_message());
         return 77;
     }
     steel_batch_destroy(batch);

@@ -63,7 +63,8 @@ inline scenes::RowsBuilder random_batch(uint64_t seed, uint32_t worlds) {
 inline uint64_t longest_row(const scenes::RowsBuilder& builder) {
     uint64_t longest = 1;
     for (size_t r = 0; r < builder.bias.size(); ++r)
-        longest = std::max<uint64_t>(longest, uint64_t(builder.block_length[2 * r]) + builder.block_length[2 * r + 1]);
+        longest = std::max<uint64_t>(longest, uint64_t(builder.block_length[2 * r]) +
+                                                  builder.block_length[2 * r + 1]);
     return longest;
 }
 

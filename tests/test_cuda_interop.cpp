@@ -14,7 +14,9 @@ namespace {
 template <class T> T* to_device(const std::vector<T>& host) {
     T* device = nullptr;
     REQUIRE_CUDA(cudaMalloc(&device, std::max<size_t>(1, host.size()) * sizeof(T)));
-    if (!host.empty()) REQUIRE_CUDA(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (!host.empty())
+        REQUIRE_CUDA(
+            cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
     return device;
 }
 
@@ -53,7 +55,8 @@ struct DeviceRows {
         desc.initial_impulse = keep(b.initial_impulse);
     }
     ~DeviceRows() {
-        for (void* pointer : owned) cudaFree(pointer);
+        for (void* pointer : owned)
+            cudaFree(pointer);
     }
 };
 
@@ -63,9 +66,11 @@ TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded fro
     const scenes::RowsBuilder builder = cuda_test::random_batch(21, 64);
     steel_solve_options options;
     steel_solve_options_default(&options);
-    const test::Solved host = cuda_test::solve(builder, cuda_test::run(STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64, options));
+    const test::Solved host = cuda_test::solve(
+        builder, cuda_test::run(STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64, options));
     DeviceRows rows(builder);
-    const steel_batch batch = cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    const steel_batch batch =
+        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
     REQUIRE_OK(steel_batch_upload_rows_device(batch, &rows.desc, nullptr));
     REQUIRE_OK(steel_batch_solve(batch));
     const test::Solved device = test::read_all(batch);
@@ -83,7 +88,8 @@ TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded fro
 TEST_CASE("solve_async on a caller's stream, read into device memory, equals steel_batch_solve") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(22, 512);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const steel_batch batch = cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
+        const steel_batch batch =
+            cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
         const steel_rows_desc rows = builder.desc();
         REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
         REQUIRE_OK(steel_batch_solve(batch));
@@ -95,7 +101,8 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         REQUIRE_CUDA(cudaMalloc(&impulses, sync.impulses.size() * sizeof(double)));
         REQUIRE_OK(steel_batch_solve_async(batch, stream));
         uint64_t count = 0;
-        CHECK(steel_batch_read_impulses_device(batch, impulses, 0, &count, stream) == STEEL_ERROR_BUFFER_TOO_SMALL);
+        CHECK(steel_batch_read_impulses_device(batch, impulses, 0, &count, stream) ==
+              STEEL_ERROR_BUFFER_TOO_SMALL);
         REQUIRE_OK(steel_batch_read_impulses_device(batch, impulses, count, &count, stream));
         REQUIRE_CUDA(cudaStreamSynchronize(stream));
         CHECK(to_host(impulses, count) == sync.impulses);
@@ -105,7 +112,8 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         steel_row_values_desc values;
         steel_row_values_desc_default(&values);
         std::vector<double> bias = builder.bias;
-        for (double& b : bias) b *= 0.5;
+        for (double& b : bias)
+            b *= 0.5;
         double* device_bias = to_device(bias);
         values.bias = device_bias;
         cudaGraph_t graph = nullptr;
@@ -113,7 +121,8 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         REQUIRE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
         const steel_status update = steel_batch_update_values_device(batch, &values, stream);
         const steel_status solve = steel_batch_solve_async(batch, stream);
-        const steel_status read = steel_batch_read_impulses_device(batch, impulses, count, &count, stream);
+        const steel_status read =
+            steel_batch_read_impulses_device(batch, impulses, count, &count, stream);
         REQUIRE_CUDA(cudaStreamEndCapture(stream, &graph));
         REQUIRE_OK(update);
         REQUIRE_OK(solve);
@@ -127,7 +136,8 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         halved.bias = bias;
         steel_solve_options options;
         steel_solve_options_default(&options);
-        const test::Solved expected = cuda_test::solve(halved, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
+        const test::Solved expected =
+            cuda_test::solve(halved, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
         CHECK(replayed == expected.impulses);
         CHECK(test::read_all(batch).impulses == expected.impulses);
 

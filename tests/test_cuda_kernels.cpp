@@ -22,7 +22,8 @@ template <class Real> void check_dense_entries(uint64_t seed) {
         spec.row_count = 1 + uint32_t(rng() % 24);
         scenes::add_random_world(builder, rng, spec);
     }
-    const steel::RowSet<Real> set = steel::build_row_set<Real>(builder.desc(), builder.world_count(), 0.0, 0.0);
+    const steel::RowSet<Real> set =
+        steel::build_row_set<Real>(builder.desc(), builder.world_count(), 0.0, 0.0);
     for (uint32_t w = 0; w < set.world_count; ++w) {
         const steel::WorldRows<Real> rows = steel::world_rows(set, w);
         const uint32_t m = rows.row_count;
@@ -39,7 +40,8 @@ template <class Real> void check_dense_entries(uint64_t seed) {
             }
         for (uint32_t i = 0; i + 1 < m; ++i)
             if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
-                const Real cross01 = steel::dense_entry(rows, i, i + 1), cross10 = steel::dense_entry(rows, i + 1, i);
+                const Real cross01 = steel::dense_entry(rows, i, i + 1),
+                           cross10 = steel::dense_entry(rows, i + 1, i);
                 CHECK(std::memcmp(&cross01, &rows.cone_cross_01[i], sizeof(Real)) == 0);
                 CHECK(std::memcmp(&cross10, &rows.cone_cross_10[i], sizeof(Real)) == 0);
                 ++i;
@@ -49,7 +51,8 @@ template <class Real> void check_dense_entries(uint64_t seed) {
 
 } // namespace
 
-TEST_CASE("dense_entry gives the CPU dense path's A bit for bit, and the upload's cone cross terms") {
+TEST_CASE(
+    "dense_entry gives the CPU dense path's A bit for bit, and the upload's cone cross terms") {
     check_dense_entries<double>(3);
     check_dense_entries<float>(4);
 }

@@ -17,7 +17,9 @@ steel_status create_cuda_batch(steel_batch& batch) {
     return steel_batch_create(STEEL_ABI_VERSION, &desc, &batch);
 }
 
-bool built_with_cuda() { return (steel_build_features() & STEEL_FEATURE_CUDA) != 0; }
+bool built_with_cuda() {
+    return (steel_build_features() & STEEL_FEATURE_CUDA) != 0;
+}
 
 } // namespace
 
@@ -29,7 +31,8 @@ TEST_CASE("steel_build_features reports CUDA exactly when the backend is compile
 #endif
 }
 
-TEST_CASE("a CUDA batch without a device or without the backend is refused with a clear status and message") {
+TEST_CASE("a CUDA batch without a device or without the backend is refused with a clear status and "
+          "message") {
     steel_batch batch{12345};
     const steel_status status = create_cuda_batch(batch);
     if (status == STEEL_OK) {
@@ -62,7 +65,8 @@ TEST_CASE("the device-pointer functions refuse a CPU batch and leave it working"
     REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     REQUIRE_OK(steel_batch_solve(batch));
 
-    const steel_status expected = built_with_cuda() ? STEEL_ERROR_INVALID_ARGUMENT : STEEL_ERROR_UNSUPPORTED;
+    const steel_status expected =
+        built_with_cuda() ? STEEL_ERROR_INVALID_ARGUMENT : STEEL_ERROR_UNSUPPORTED;
     const char* expected_words = built_with_cuda() ? "STEEL_BACKEND_CUDA batch" : "no CUDA backend";
     steel_row_values_desc values;
     steel_row_values_desc_default(&values);
@@ -76,7 +80,8 @@ TEST_CASE("the device-pointer functions refuse a CPU batch and leave it working"
         steel_batch_read_impulses_device(batch, out, 16, &count, nullptr),
         steel_batch_read_velocities_device(batch, out, 16, &count, nullptr),
     };
-    for (const steel_status status : statuses) CHECK(status == expected);
+    for (const steel_status status : statuses)
+        CHECK(status == expected);
     CHECK(std::string(steel_last_error_message()).find(expected_words) != std::string::npos);
 
     // A null or destroyed handle is still INVALID_HANDLE, as everywhere.

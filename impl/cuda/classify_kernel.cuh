@@ -10,7 +10,8 @@
 
 namespace steel::cuda {
 
-template <class Real> __global__ void classify_worlds_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+template <class Real>
+__global__ void classify_worlds_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
     const uint32_t world = blockIdx.x * blockDim.x + threadIdx.x;
     if (world >= set.world_count) return;
     const uint32_t row0 = set.world_row_offset[world], row_end = set.world_row_offset[world + 1];

@@ -19,10 +19,12 @@ STEEL_HOST_DEVICE inline Real dense_entry(const WorldRows<Real>& rows, uint32_t 
     const Real* jacobian = rows.jacobian + rows.value_offset[i];
     const Real* response = rows.response + rows.value_offset[j];
     const uint32_t y_offset0 = rows.block_offset[2 * j], y_length0 = rows.block_length[2 * j];
-    const uint32_t y_offset1 = rows.block_offset[2 * j + 1], y_length1 = rows.block_length[2 * j + 1];
+    const uint32_t y_offset1 = rows.block_offset[2 * j + 1],
+                   y_length1 = rows.block_length[2 * j + 1];
     Real sum = 0;
     for (int block = 0; block < 2; ++block) {
-        const uint32_t offset = rows.block_offset[2 * i + block], length = rows.block_length[2 * i + block];
+        const uint32_t offset = rows.block_offset[2 * i + block],
+                       length = rows.block_length[2 * i + block];
         for (uint32_t k = 0; k < length; ++k) {
             const uint32_t dof = offset + k;
             Real y = 0;

@@ -13,13 +13,15 @@ namespace steel::cuda {
 
 // dense_sweep (dense_path.hpp) for a warp; the result is lane 0's, broadcast.
 template <class Real>
-__device__ inline SweepResult<Real> warp_dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
-                                                     const SolveParams<Real>& params, Real* impulse, uint32_t lane) {
+__device__ inline SweepResult<Real>
+warp_dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
+                 const SolveParams<Real>& params, Real* impulse, uint32_t lane) {
     SweepResult<Real> result;
     const uint32_t m = rows.row_count;
     const auto row_error = [&](uint32_t i) {
         Real sum = 0;
-        for (uint32_t j = lane; j < m; j += kWarpSize) sum += a[size_t(i) * m + j] * impulse[j];
+        for (uint32_t j = lane; j < m; j += kWarpSize)
+            sum += a[size_t(i) * m + j] * impulse[j];
         return rhs[i] + warp_sum(sum);
     };
     for (uint32_t i = 0; i < m;) {
@@ -37,7 +39,8 @@ __device__ inline SweepResult<Real> warp_dense_sweep(const WorldRows<Real>& rows
     return result;
 }
 
-template <class Real> __global__ void dense_path_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+template <class Real>
+__global__ void dense_path_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
@@ -68,16 +71,19 @@ template <class Real> __global__ void dense_path_kernel(RowsView<Real> set, Devi
                 ++i;
             }
     MomentumState<Real> state = world_momentum(solve, row0, dof0, m, false);
-    if (solve.momentum && lane == 0) momentum_reset(state, lambda, m, static_cast<Real*>(nullptr), n);
+    if (solve.momentum && lane == 0)
+        momentum_reset(state, lambda, m, static_cast<Real*>(nullptr), n);
     __syncwarp();
 
-    WorldOutcome outcome = warp_run_sweeps(solve, world, lane, state, lambda, m, static_cast<Real*>(nullptr), n,
-                                           [&] { return warp_dense_sweep(rows, a, rhs, solve.params, lambda, lane); });
+    WorldOutcome outcome =
+        warp_run_sweeps(solve, world, lane, state, lambda, m, static_cast<Real*>(nullptr), n,
+                        [&] { return warp_dense_sweep(rows, a, rhs, solve.params, lambda, lane); });
     outcome.path = STEEL_PATH_DENSE;
 
     Real* impulse = solve.impulse + row0;
     Real* velocity = solve.velocity + dof0;
-    for (uint32_t i = lane; i < m; i += kWarpSize) impulse[i] = lambda[i];
+    for (uint32_t i = lane; i < m; i += kWarpSize)
+        impulse[i] = lambda[i];
     __syncwarp();
     warp_velocity_from_impulses(rows, impulse, velocity, lane);
     warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);

@@ -33,7 +33,8 @@ bool compiled_in();
 // For a STEEL_BACKEND_CUDA batch: finds the device, creates the batch's stream and mirrors the
 // batch's rows (if any) to it. Throws Error NO_DEVICE (with the CUDA runtime's own words) when
 // there is no usable device, UNSUPPORTED when the backend is not built. A CPU batch: no-op.
-void attach_backend(Batch& batch);
+// where names the public call in messages.
+void attach_backend(Batch& batch, const char* where);
 
 // After the host rows were replaced (rows or scene upload): mirror them to the device, and
 // size the per-solve buffers for the current options. No-op for a CPU batch.
@@ -68,8 +69,8 @@ enum class DeviceOutput { impulse, velocity };
 
 // Copies the last solve's impulses or velocities, widened to double, into the device array out
 // on `stream`. Throws like the host readers (NO_DATA, BUFFER_TOO_SMALL).
-void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity, uint64_t* out_count,
-                    void* stream, const char* where);
+void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
+                    uint64_t* out_count, void* stream, const char* where);
 
 } // namespace cuda
 } // namespace steel

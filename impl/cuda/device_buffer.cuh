@@ -40,7 +40,8 @@ template <class T> class DeviceBuffer {
     void upload(const std::vector<T>& host, cudaStream_t stream) {
         resize(host.size());
         if (!host.empty())
-            check_cuda(cudaMemcpyAsync(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream),
+            check_cuda(cudaMemcpyAsync(data_, host.data(), host.size() * sizeof(T),
+                                       cudaMemcpyHostToDevice, stream),
                        "cudaMemcpyAsync (upload)");
     }
 
@@ -48,7 +49,8 @@ template <class T> class DeviceBuffer {
     void download(std::vector<T>& host, cudaStream_t stream) const {
         host.resize(size_);
         if (size_ > 0)
-            check_cuda(cudaMemcpyAsync(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost, stream),
+            check_cuda(cudaMemcpyAsync(host.data(), data_, size_ * sizeof(T),
+                                       cudaMemcpyDeviceToHost, stream),
                        "cudaMemcpyAsync (download)");
     }
 

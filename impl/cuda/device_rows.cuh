@@ -39,8 +39,8 @@ template <class Real> struct DeviceRows {
     uint32_t max_dofs = 0, max_rows = 0; // over worlds: sizes the kernels' shared memory
     DeviceBuffer<uint32_t> world_dof_offset, world_row_offset, block_offset, block_length;
     DeviceBuffer<uint64_t> value_offset;
-    DeviceBuffer<Real> unconstrained_velocity, jacobian, response, bias, lower, upper, friction, regularization,
-        initial_impulse, jy, cone_cross_01, cone_cross_10;
+    DeviceBuffer<Real> unconstrained_velocity, jacobian, response, bias, lower, upper, friction,
+        regularization, initial_impulse, jy, cone_cross_01, cone_cross_10;
     DeviceBuffer<int32_t> kind, normal_row;
 
     void upload(const RowSet<Real>& set, cudaStream_t stream) {
@@ -78,11 +78,26 @@ template <class Real> struct DeviceRows {
     }
 
     RowsView<Real> view() const {
-        return {world_count,          world_dof_offset.data(), world_row_offset.data(), unconstrained_velocity.data(),
-                block_offset.data(),  block_length.data(),     value_offset.data(),     jacobian.data(),
-                response.data(),      bias.data(),             kind.data(),             lower.data(),
-                upper.data(),         normal_row.data(),       friction.data(),         regularization.data(),
-                initial_impulse.data(), jy.data(),             cone_cross_01.data(),    cone_cross_10.data()};
+        return {world_count,
+                world_dof_offset.data(),
+                world_row_offset.data(),
+                unconstrained_velocity.data(),
+                block_offset.data(),
+                block_length.data(),
+                value_offset.data(),
+                jacobian.data(),
+                response.data(),
+                bias.data(),
+                kind.data(),
+                lower.data(),
+                upper.data(),
+                normal_row.data(),
+                friction.data(),
+                regularization.data(),
+                initial_impulse.data(),
+                jy.data(),
+                cone_cross_01.data(),
+                cone_cross_10.data()};
     }
 
   private:
@@ -103,7 +118,8 @@ template <class Real> struct DeviceRows {
 };
 
 // world_rows() (world_rows.hpp) over device pointers.
-template <class Real> __device__ inline WorldRows<Real> device_world_rows(const RowsView<Real>& set, uint32_t world) {
+template <class Real>
+__device__ inline WorldRows<Real> device_world_rows(const RowsView<Real>& set, uint32_t world) {
     const uint32_t dof0 = set.world_dof_offset[world];
     const uint32_t row0 = set.world_row_offset[world];
     WorldRows<Real> rows;

@@ -14,20 +14,24 @@ namespace steel::cuda {
 
 // general_sweep (general_sweep.hpp) for a warp. The result is lane 0's, broadcast.
 template <class Real>
-__device__ inline SweepResult<Real> warp_general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
-                                                       Real* impulse, Real* velocity, uint32_t lane) {
+__device__ inline SweepResult<Real>
+warp_general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params, Real* impulse,
+                   Real* velocity, uint32_t lane) {
     SweepResult<Real> result;
     for (uint32_t i = 0; i < rows.row_count;) {
         const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
         const Real error0 = warp_row_dot(rows, i, rows.jacobian, velocity, lane) + rows.bias[i];
-        const Real error1 = pair ? warp_row_dot(rows, i + 1, rows.jacobian, velocity, lane) + rows.bias[i + 1] : Real(0);
+        const Real error1 =
+            pair ? warp_row_dot(rows, i + 1, rows.jacobian, velocity, lane) + rows.bias[i + 1]
+                 : Real(0);
         Real step[2] = {Real(0), Real(0)};
         uint32_t used = 0;
         if (lane == 0) used = update_rows(rows, i, params, error0, error1, impulse, step, result);
         used = __shfl_sync(kFullMask, used, 0);
         step[0] = __shfl_sync(kFullMask, step[0], 0);
         step[1] = __shfl_sync(kFullMask, step[1], 0);
-        for (uint32_t k = 0; k < used; ++k) warp_row_axpy(rows, i + k, rows.response, step[k], velocity, lane);
+        for (uint32_t k = 0; k < used; ++k)
+            warp_row_axpy(rows, i + k, rows.response, step[k], velocity, lane);
         __syncwarp();
         i += used;
     }
@@ -38,8 +42,9 @@ __device__ inline SweepResult<Real> warp_general_sweep(const WorldRows<Real>& ro
 
 // Momentum vectors of a world in solve.momentum_scratch: start [m], previous [m], velocity [n].
 template <class Real>
-__device__ inline MomentumState<Real> world_momentum(const DeviceSolve<Real>& solve, uint32_t row0, uint32_t dof0,
-                                                     uint32_t m, bool keep_velocity) {
+__device__ inline MomentumState<Real> world_momentum(const DeviceSolve<Real>& solve, uint32_t row0,
+                                                     uint32_t dof0, uint32_t m,
+                                                     bool keep_velocity) {
     MomentumState<Real> state{};
     Real* base = solve.momentum_scratch + 2 * size_t(row0) + dof0;
     state.start = base;
@@ -51,11 +56,14 @@ __device__ inline MomentumState<Real> world_momentum(const DeviceSolve<Real>& so
 // run_sweeps (sweep_result.hpp) with the sweep and the momentum step done warp-wide; every
 // lane sees the same residuals, so the warp leaves the loop together.
 template <class Real, class Sweep>
-__device__ inline WorldOutcome warp_run_sweeps(const DeviceSolve<Real>& solve, uint32_t world, uint32_t lane,
-                                               MomentumState<Real>& state, Real* impulse, uint32_t m, Real* velocity,
+__device__ inline WorldOutcome warp_run_sweeps(const DeviceSolve<Real>& solve, uint32_t world,
+                                               uint32_t lane, MomentumState<Real>& state,
+                                               Real* impulse, uint32_t m, Real* velocity,
                                                uint32_t n, Sweep&& sweep_body) {
     const bool momentum = solve.momentum != 0;
-    double* history = solve.history_stride && lane == 0 ? solve.history + size_t(world) * solve.history_stride : nullptr;
+    double* history = solve.history_stride && lane == 0
+                          ? solve.history + size_t(world) * solve.history_stride
+                          : nullptr;
     const auto sweep = [&] {
         if (momentum && lane == 0) momentum_begin_sweep(state, impulse, m);
         __syncwarp();
@@ -64,14 +72,16 @@ __device__ inline WorldOutcome warp_run_sweeps(const DeviceSolve<Real>& solve, u
     const auto between = [&](double residual) {
         if (!momentum) return false;
         int restarted = 0;
-        if (lane == 0) restarted = momentum_extrapolate(state, residual, impulse, m, velocity, n) ? 1 : 0;
+        if (lane == 0)
+            restarted = momentum_extrapolate(state, residual, impulse, m, velocity, n) ? 1 : 0;
         __syncwarp(); // lane 0 rewrote impulses (and v)
         return __shfl_sync(kFullMask, restarted, 0) != 0;
     };
     return run_sweeps<Real>(solve.settings, history, sweep, between);
 }
 
-template <class Real> __global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+template <class Real>
+__global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
@@ -83,11 +93,12 @@ template <class Real> __global__ void general_sweep_kernel(RowsView<Real> set, D
     const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
     Real* impulse = solve.impulse + row0;
     Real* result_velocity = solve.velocity + dof0;
-    Real* velocity = solve.velocity_in_shared
-                         ? reinterpret_cast<Real*>(shared_bytes) + size_t(warp) * solve.shared_per_warp
-                         : result_velocity;
+    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
+                                                    size_t(warp) * solve.shared_per_warp
+                                              : result_velocity;
 
-    for (uint32_t i = lane; i < m; i += kWarpSize) impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
+    for (uint32_t i = lane; i < m; i += kWarpSize)
+        impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
     __syncwarp();
     warp_velocity_from_impulses(rows, impulse, velocity, lane);
 
@@ -101,7 +112,8 @@ template <class Real> __global__ void general_sweep_kernel(RowsView<Real> set, D
     outcome.path = STEEL_PATH_GENERAL;
 
     if (velocity != result_velocity) {
-        for (uint32_t k = lane; k < n; k += kWarpSize) result_velocity[k] = velocity[k];
+        for (uint32_t k = lane; k < n; k += kWarpSize)
+            result_velocity[k] = velocity[k];
         __syncwarp();
     }
     warp_isolate_if_nonfinite(rows, outcome, impulse, result_velocity, lane);

@@ -12,9 +12,11 @@
 
 namespace steel::cuda {
 
-template <class To, class From> __global__ void convert_kernel(const From* in, To* out, uint64_t count) {
+template <class To, class From>
+__global__ void convert_kernel(const From* in, To* out, uint64_t count) {
     const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-    for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride) out[k] = To(in[k]);
+    for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride)
+        out[k] = To(in[k]);
 }
 
 // J.Y of every row, summed in value order like build_row_set (rows_upload.cpp).
@@ -22,7 +24,8 @@ template <class Real> __global__ void row_jy_kernel(RowsView<Real> set, uint32_t
     const uint32_t row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= total_rows) return;
     Real sum = 0;
-    for (uint64_t v = set.value_offset[row]; v < set.value_offset[row + 1]; ++v) sum += set.jacobian[v] * set.response[v];
+    for (uint64_t v = set.value_offset[row]; v < set.value_offset[row + 1]; ++v)
+        sum += set.jacobian[v] * set.response[v];
     set.jy[row] = sum;
 }
 
