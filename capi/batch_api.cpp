@@ -3,6 +3,7 @@
 #include "batch_checks.hpp"
 
 #include "../impl/batch.hpp"
+#include "../impl/cuda/device_backend.hpp"
 #include "../impl/handle_registry.hpp"
 #include "../impl/rows_upload.hpp"
 #include "../impl/snapshot/capture.hpp"
@@ -51,6 +52,7 @@ steel_status read_vector(steel_batch batch, const char* where, double* out, uint
                          Member member) {
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
+        cuda::settle_host_mirror(b); // a CUDA batch's results may still be on the device
         std::visit(
             [&](auto& state) {
                 if (!state.solved)
@@ -81,9 +83,10 @@ namespace steel {
 
 steel_batch_desc checked_batch_desc(const steel_batch_desc& desc_in, const char* where) {
     steel_batch_desc desc = desc_in;
-    if (desc.backend == STEEL_BACKEND_CUDA)
-        fail(STEEL_ERROR_UNSUPPORTED, format("%s: this build of Steel has no CUDA backend", where));
-    if (desc.backend != STEEL_BACKEND_CPU)
+    if (desc.backend == STEEL_BACKEND_CUDA && !cuda::compiled_in())
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format("%s: this build of Steel has no CUDA backend (built without nvcc or with STEEL_CUDA=OFF)", where));
+    if (desc.backend != STEEL_BACKEND_CPU && desc.backend != STEEL_BACKEND_CUDA)
         fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: backend = %d is not a STEEL_BACKEND_* value", where,
                                                   desc.backend));
     if (desc.precision != STEEL_PRECISION_FLOAT32 && desc.precision != STEEL_PRECISION_FLOAT64)
@@ -138,12 +141,14 @@ void check_options(const steel_solve_options& options, const char* where) {
 
 void set_batch_options(Batch& b, const steel_solve_options& options, const char* where) {
     check_options(options, where);
+    cuda::settle_host_mirror(b); // the denominators are checked on current rows
     std::visit(
         [&](auto& state) {
             if (state.has_rows) check_denominators(state.rows, options.cfm, options.contact_regularization, where);
         },
         b.state);
     b.options = options;
+    cuda::options_changed(b); // sizes the device buffers, so that a solve never allocates
 }
 
 } // namespace steel
@@ -173,7 +178,9 @@ steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* de
                         abi_version, steel_version(), STEEL_ABI_VERSION));
         const steel_batch_desc desc =
             checked_batch_desc(read_versioned(desc_in, default_desc(), where, "steel_batch_desc"), where);
-        out->id = register_batch(std::make_unique<Batch>(desc, default_options()));
+        auto created = std::make_unique<Batch>(desc, default_options());
+        cuda::attach_backend(*created, where); // a CUDA batch: finds the device (NO_DEVICE if none)
+        out->id = register_batch(std::move(created));
         snapshot::capture_from_environment(lookup_batch(out->id, where)); // STEEL_CAPTURE; never fails
     });
 }
@@ -201,6 +208,7 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
         const steel_rows_desc rows = read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
         replace_rows(b, rows);
         b.scene.reset();
+        cuda::rows_changed(b);
     });
 }
 
@@ -234,7 +242,12 @@ steel_status steel_batch_solve(steel_batch batch) {
         Batch& b = lookup_batch(batch.id, where);
         const bool has_rows = std::visit([](auto& state) { return state.has_rows; }, b.state);
         if (!has_rows) fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded", where));
-        solve_batch_on_cpu(b);
+        if (b.device) {
+            cuda::check_device_options(b, where);
+            cuda::solve(b, nullptr, true);
+        } else {
+            solve_batch_on_cpu(b);
+        }
         snapshot::capture_solve(b); // appends to the capture file, if any; never fails the solve
     });
 }
@@ -254,6 +267,7 @@ steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_si
     constexpr const char* where = "steel_batch_read_world_stats";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
+        cuda::settle_host_mirror(b);
         if (element_size < sizeof(steel_world_stats))
             fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: element_size = %u is smaller than %zu", where,
                                                       element_size, sizeof(steel_world_stats)));
@@ -288,6 +302,7 @@ steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world
     constexpr const char* where = "steel_batch_read_residual_history";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
+        cuda::settle_host_mirror(b);
         if (world >= b.desc.world_count)
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("%s: world %u is out of range; the batch has %u worlds", where, world, b.desc.world_count));

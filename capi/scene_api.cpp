@@ -2,6 +2,7 @@
 #include "boundary.hpp"
 
 #include "../impl/batch.hpp"
+#include "../impl/cuda/device_backend.hpp"
 #include "../impl/handle_registry.hpp"
 #include "../impl/scene/scene_rows.hpp"
 
@@ -29,6 +30,7 @@ steel_status read_scene(steel_batch batch, const char* where, double* out, uint6
                         Count&& count, Fill&& fill) {
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
+        cuda::settle_host_mirror(b);
         std::visit(
             [&](auto& state) {
                 if (!state.solved)
@@ -83,6 +85,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         const steel_rows_desc rows = built.desc();
         replace_rows(b, rows);
         b.scene = std::move(record);
+        cuda::rows_changed(b);
     });
 }
 

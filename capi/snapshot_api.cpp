@@ -4,6 +4,7 @@
 #include "batch_checks.hpp"
 #include "boundary.hpp"
 
+#include "../impl/cuda/device_backend.hpp"
 #include "../impl/handle_registry.hpp"
 #include "../impl/rows_upload.hpp"
 #include "../impl/snapshot/capture.hpp"
@@ -43,6 +44,7 @@ std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_bat
     // Exactly steel_batch_set_options on a batch holding these rows.
     set_batch_options(*batch, in.options, options_where.c_str());
     if (in.solved) snapshot::restore_results(*batch, in.results);
+    cuda::attach_backend(*batch, where); // a CUDA snapshot: finds the device and mirrors the rows
     return batch;
 }
 
@@ -72,7 +74,8 @@ extern "C" {
 steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capacity, uint64_t* out_size) {
     constexpr const char* where = "steel_batch_save_memory";
     return call_guarded(where, [&] {
-        const Batch& b = lookup_batch(batch.id, where);
+        Batch& b = lookup_batch(batch.id, where);
+        cuda::settle_host_mirror(b);
         if (out == nullptr && out_size == nullptr)
             fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_size are both NULL", where));
         const std::vector<uint8_t> bytes = snapshot::encode(snapshot::export_batch(b));
@@ -89,7 +92,8 @@ steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capa
 steel_status steel_batch_save_file(steel_batch batch, const char* path) {
     constexpr const char* where = "steel_batch_save_file";
     return call_guarded(where, [&] {
-        const Batch& b = lookup_batch(batch.id, where);
+        Batch& b = lookup_batch(batch.id, where);
+        cuda::settle_host_mirror(b);
         if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
         snapshot::write_file_atomically(path, snapshot::encode(snapshot::export_batch(b)), where);
     });

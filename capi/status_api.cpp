@@ -2,6 +2,8 @@
 #include "boundary.hpp"
 #include "steel_version.h"
 
+#include "../impl/cuda/device_backend.hpp"
+
 #include <string>
 
 namespace steel {
@@ -36,6 +38,7 @@ const char* steel_status_string(steel_status status) {
     case STEEL_ERROR_STRUCT_VERSION: return "struct version mismatch";
     case STEEL_ERROR_NO_DATA: return "no data";
     case STEEL_ERROR_INTERNAL: return "internal error";
+    case STEEL_ERROR_NO_DEVICE: return "no CUDA device";
     default: return "unknown status";
     }
 }
@@ -46,6 +49,8 @@ const char* steel_version(void) { return STEEL_VERSION_STRING; }
 
 uint32_t steel_abi_version(void) { return STEEL_ABI_VERSION; }
 
-uint32_t steel_build_features(void) { return STEEL_FEATURE_FLOAT32 | STEEL_FEATURE_FLOAT64; }
+uint32_t steel_build_features(void) {
+    return STEEL_FEATURE_FLOAT32 | STEEL_FEATURE_FLOAT64 | (steel::cuda::compiled_in() ? STEEL_FEATURE_CUDA : 0u);
+}
 
 } // extern "C"

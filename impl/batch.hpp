@@ -3,6 +3,7 @@
 #pragma once
 
 #include "colored/colored_plan.hpp"
+#include "cuda/device_backend.hpp"
 #include "preelimination.hpp"
 #include "propagation/propagation_set.hpp"
 #include "propagation/tree_walk.hpp"
@@ -46,8 +47,8 @@ struct Batch {
     std::variant<BatchState<float>, BatchState<double>> state;
     std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
     ThreadPool pool;
-    std::string
-        capture_path; // non-empty: every solve appends a snapshot here (impl/snapshot/capture.hpp)
+    std::string capture_path;    // non-empty: every solve appends a snapshot (impl/snapshot/capture.hpp)
+    cuda::DeviceBatchPtr device; // STEEL_BACKEND_CUDA only: the device mirror (impl/cuda/)
 };
 
 // Validates `rows` in full against the batch's world count and options and, only if all of it

@@ -2,6 +2,8 @@
 // row and DOF counts, to the small-world dense path or the general sweep.
 #pragma once
 
+#include "host_device.hpp"
+
 #include <steel/steel.h>
 
 #include <cstdint>
@@ -26,7 +28,7 @@ namespace steel {
 // comes from the 20-sweep measurement.
 constexpr uint32_t kDenseAutoMaxRows = 24;
 
-inline int32_t classify_world(int32_t requested_path, uint32_t row_count, uint64_t value_count) {
+STEEL_HOST_DEVICE inline int32_t classify_world(int32_t requested_path, uint32_t row_count, uint64_t value_count) {
     if (row_count == 0) return STEEL_PATH_GENERAL;
     if (requested_path == STEEL_PATH_GENERAL) return STEEL_PATH_GENERAL;
     if (requested_path == STEEL_PATH_DENSE)

@@ -125,7 +125,16 @@ static_assert(STEEL_DRIVE_MODE_AUGMENTED == 0 && STEEL_DRIVE_MODE_ROWS == 1);
 static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 && STEEL_ERROR_INVALID_HANDLE == -2 &&
               STEEL_ERROR_ABI_MISMATCH == -3 && STEEL_ERROR_BUFFER_TOO_SMALL == -4 && STEEL_ERROR_UNSUPPORTED == -5 &&
               STEEL_ERROR_OUT_OF_MEMORY == -6 && STEEL_ERROR_STRUCT_VERSION == -7 && STEEL_ERROR_NO_DATA == -8 &&
-              STEEL_ERROR_INTERNAL == -9);
+              STEEL_ERROR_INTERNAL == -9 && STEEL_ERROR_NO_DEVICE == -10);
+static_assert(sizeof(steel_row_values_desc) == 48);
+static_assert(offsetof(steel_row_values_desc, struct_size) == 0);
+static_assert(offsetof(steel_row_values_desc, reserved0) == 4);
+static_assert(offsetof(steel_row_values_desc, unconstrained_velocity) == 8);
+static_assert(offsetof(steel_row_values_desc, jacobian) == 16);
+static_assert(offsetof(steel_row_values_desc, response) == 24);
+static_assert(offsetof(steel_row_values_desc, bias) == 32);
+static_assert(offsetof(steel_row_values_desc, initial_impulse) == 40);
+
 static_assert(STEEL_BACKEND_CPU == 0 && STEEL_BACKEND_CUDA == 1);
 static_assert(STEEL_PRECISION_FLOAT32 == 1 && STEEL_PRECISION_FLOAT64 == 2);
 static_assert(STEEL_ROW_BILATERAL == 0 && STEEL_ROW_BOUNDED == 1 && STEEL_ROW_CONTACT_NORMAL == 2 &&

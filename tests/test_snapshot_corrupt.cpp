@@ -142,7 +142,16 @@ TEST_CASE("absurd counts are refused before anything is allocated for them") {
         "results but no rows");
     refused_after([](Snapshot& s) { s.desc.thread_count = 100000; }, "thread_count");
     refused_after([](Snapshot& s) { s.desc.precision = 3; }, "precision");
-    refused_after([](Snapshot& s) { s.desc.backend = STEEL_BACKEND_CUDA; }, "CUDA", STEEL_ERROR_UNSUPPORTED);
+    // A CUDA snapshot loads only where a CUDA batch can be made: the backend built and a device.
+    steel_batch_desc cuda;
+    steel_batch_desc_default(&cuda);
+    cuda.backend = STEEL_BACKEND_CUDA;
+    steel_batch probe{};
+    const steel_status cuda_status = steel_batch_create(STEEL_ABI_VERSION, &cuda, &probe);
+    if (cuda_status == STEEL_OK)
+        REQUIRE_OK(steel_batch_destroy(probe));
+    else
+        refused_after([](Snapshot& s) { s.desc.backend = STEEL_BACKEND_CUDA; }, "CUDA", cuda_status);
     refused_after([](Snapshot& s) { s.options.iterations = 0; }, "iterations");
     refused_after([](Snapshot& s) { s.options.path = -4; }, "path = -4");
 }

@@ -61,6 +61,7 @@ typedef int32_t steel_status;
 #define STEEL_ERROR_STRUCT_VERSION (-7)     /* struct_size too small, or unknown nonzero fields */
 #define STEEL_ERROR_NO_DATA (-8)            /* nothing uploaded or solved yet to read */
 #define STEEL_ERROR_INTERNAL (-9)           /* a bug in Steel; the message says where */
+#define STEEL_ERROR_NO_DEVICE (-10)         /* CUDA backend built, but no usable CUDA device (or driver) */
 
 /* Static, never NULL text for a status ("invalid argument", ...). Thread-safe. */
 STEEL_API const char* steel_status_string(steel_status status);
@@ -113,7 +114,11 @@ STEEL_API void steel_batch_desc_default(steel_batch_desc* out);
 /* Creates a batch. abi_version must be STEEL_ABI_VERSION (of the header you compiled with).
  * On success *out is the new handle; on failure *out is the null handle.
  * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision),
- * ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA not built or no device), OUT_OF_MEMORY. */
+ * ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA backend not built into this library),
+ * NO_DEVICE (CUDA built, but no device or driver: the message gives the CUDA runtime's words),
+ * OUT_OF_MEMORY. A CUDA batch solves on the device and mirrors its results to the host, so
+ * every function of this header works on it; see also the device-pointer functions at the end
+ * and docs/cuda.md. */
 STEEL_API steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc,
                                           steel_batch* out);
 
@@ -536,6 +541,67 @@ STEEL_API steel_status steel_batch_read_body_poses(steel_batch batch, double* ou
  * sphere), ready to be the next step's joint_position. */
 STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, double* out, uint64_t capacity,
                                                             uint64_t* out_count);
+
+/* ---------------------------------------------------------------------------------------- */
+/* CUDA device-pointer interop (docs/cuda.md)                                               */
+/*
+ * For a STEEL_BACKEND_CUDA batch whose data already lives on the GPU. `stream` is always a
+ * cudaStream_t cast to void* (NULL = the legacy default stream); the work is ordered on it like
+ * the caller's own kernels. On a CPU batch every function here returns INVALID_ARGUMENT; in a
+ * library built without CUDA, UNSUPPORTED. The host readers (steel_batch_read_impulses, stats,
+ * snapshots, ...) keep working after any of these: they first wait for the device work they
+ * need and copy its results to the host.
+ */
+
+/* steel_batch_upload_rows with every array of *rows a device pointer (rows itself is host
+ * memory). The rows are validated exactly like steel_batch_upload_rows, which reads them to
+ * the host once; the call returns when the upload is complete. For the per-step numbers use
+ * steel_batch_update_values_device, which never leaves the device.
+ * Returns like steel_batch_upload_rows, plus UNSUPPORTED / INVALID_ARGUMENT as above. */
+STEEL_API steel_status steel_batch_upload_rows_device(steel_batch batch, const steel_rows_desc* rows, void* stream);
+
+/* New numbers for the batch's current rows (same counts, blocks, kinds), as device arrays laid
+ * out as in steel_rows_desc. NULL keeps that array's current values. */
+typedef struct steel_row_values_desc {
+    uint32_t struct_size;                 /* sizeof(steel_row_values_desc) */
+    uint32_t reserved0;                   /* must be 0 */
+    const double* unconstrained_velocity; /* [total_dofs] v-hat */
+    const double* jacobian;               /* [value_count] J */
+    const double* response;               /* [value_count] Y */
+    const double* bias;                   /* [total_rows] b */
+    const double* initial_impulse;        /* [total_rows] warm start */
+} steel_row_values_desc;
+
+STEEL_API void steel_row_values_desc_default(steel_row_values_desc* out);
+
+/* Copies the given device arrays into the batch (rounded to its precision) and recomputes J.Y
+ * and the cone blocks on the device, all on `stream`, without synchronizing or allocating: it
+ * can be captured in a CUDA graph. The numbers are not validated (that would need the host):
+ * a world whose numbers are, or become, non-finite is flagged STEEL_WORLD_NONFINITE by the
+ * next solve and isolated as always; keeping J.Y + cfm (or + c) > 0 is the caller's duty.
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, NO_DATA (no rows uploaded), STRUCT_VERSION,
+ * UNSUPPORTED. */
+STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const steel_row_values_desc* values,
+                                                        void* stream);
+
+/* steel_batch_solve on `stream`, returning before the device finishes: no host
+ * synchronization and no allocation (buffers are sized at upload and set_options), so it can
+ * be captured in a CUDA graph. The graph keeps the options of its capture and the batch's
+ * buffers, which stay valid until the next upload (an update_values_device keeps them).
+ * Capture (steel_batch_set_capture) does not record async solves.
+ * Returns OK, INVALID_HANDLE, NO_DATA, INVALID_ARGUMENT, UNSUPPORTED (also for options the
+ * CUDA backend does not do: bilateral pre-elimination, the propagation response). */
+STEEL_API steel_status steel_batch_solve_async(steel_batch batch, void* stream);
+
+/* The last solve's impulses ([total_rows]), widened to double, written into the device array
+ * out on `stream` (asynchronously). out may be NULL to query the count.
+ * Returns OK, INVALID_HANDLE, NO_DATA, BUFFER_TOO_SMALL, INVALID_ARGUMENT, UNSUPPORTED. */
+STEEL_API steel_status steel_batch_read_impulses_device(steel_batch batch, double* out, uint64_t capacity,
+                                                        uint64_t* out_count, void* stream);
+
+/* The last solve's velocities ([total_dofs]) into a device array; same rules. */
+STEEL_API steel_status steel_batch_read_velocities_device(steel_batch batch, double* out, uint64_t capacity,
+                                                          uint64_t* out_count, void* stream);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,25 @@
+// Classification on the device (SPEC 3): every solve, one thread per world applies the CPU's
+// rule (classify.hpp) to the world's live row and value counts. The dense kernel keeps the
+// whole problem in shared memory, so a world the rule sends there but that does not fit it
+// (a forced DENSE path with many rows) runs the general sweep instead and reports so.
+#pragma once
+
+#include "../classify.hpp"
+#include "device_rows.cuh"
+#include "warp_rows.cuh"
+
+namespace steel::cuda {
+
+template <class Real>
+__global__ void classify_worlds_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+    const uint32_t world = blockIdx.x * blockDim.x + threadIdx.x;
+    if (world >= set.world_count) return;
+    const uint32_t row0 = set.world_row_offset[world], row_end = set.world_row_offset[world + 1];
+    const uint32_t m = row_end - row0;
+    const uint64_t values = set.value_offset[row_end] - set.value_offset[row0];
+    int32_t path = classify_world(solve.requested_path, m, values);
+    if (path == STEEL_PATH_DENSE && m > solve.dense_max_rows) path = STEEL_PATH_GENERAL;
+    solve.world_path[world] = path;
+}
+
+} // namespace steel::cuda

@@ -1,0 +1,472 @@
+// The CUDA backend (device_backend.hpp): a batch's device mirror, its uploads, the solve's three
+// launches (classify, general sweep, dense path) and the copies between host and device.
+//
+// The host copy of the rows is always built first, by the same validation as the CPU backend;
+// the device holds a mirror. A solve touches only device memory that exists since the last
+// upload or options change, so solve_async neither allocates nor synchronizes.
+#include "device_backend.hpp"
+
+#include "../batch.hpp"
+#include "classify_kernel.cuh"
+#include "cuda_check.cuh"
+#include "dense_kernel.cuh"
+#include "device_buffer.cuh"
+#include "device_rows.cuh"
+#include "general_kernel.cuh"
+#include "values_kernels.cuh"
+
+#include <algorithm>
+#include <variant>
+#include <vector>
+
+namespace steel::cuda {
+
+namespace {
+
+constexpr uint32_t kWarpsPerBlock = 4;
+// The dense kernel holds A in shared memory: (32^2 + 64) doubles is 8.7 KB a warp, 35 KB a
+// block of 4 warps, inside the 48 KB every device gives without opting in.
+constexpr uint32_t kDeviceDenseMaxRows = 32;
+constexpr size_t kDefaultSharedBytes = 48 * 1024;
+
+template <class Real> struct DeviceState {
+    DeviceRows<Real> rows;
+    bool has_rows = false;
+    DeviceBuffer<Real> impulse, velocity, momentum_scratch;
+    DeviceBuffer<steel_world_stats> stats;
+    DeviceBuffer<int32_t> world_path;
+    DeviceBuffer<double> history;
+    uint32_t history_stride = 0;    // of the last solve
+    bool results_on_device = false; // the device buffers hold the last solve's results
+};
+
+cudaStream_t as_stream(void* stream) {
+    return static_cast<cudaStream_t>(stream);
+}
+
+} // namespace
+
+struct DeviceBatch {
+    int device = 0;
+    cudaStream_t stream = nullptr; // the batch's own, for synchronous calls
+    std::variant<DeviceState<float>, DeviceState<double>> state;
+    // Work the host mirror has not seen yet, and the stream it was issued on.
+    bool host_results_stale = false;
+    cudaStream_t results_stream = nullptr;
+    bool host_rows_stale = false;
+    cudaStream_t rows_stream = nullptr;
+
+    ~DeviceBatch() {
+        if (stream) cudaStreamDestroy(stream);
+    }
+};
+
+void DeviceBatchDeleter::operator()(DeviceBatch* device) const noexcept {
+    delete device;
+}
+
+bool compiled_in() {
+    return true;
+}
+
+namespace {
+
+template <class Real> DeviceState<Real>& device_state(DeviceBatch& device) {
+    return std::get<DeviceState<Real>>(device.state);
+}
+
+// Makes the batch's device current for the calling thread (the caller may have switched).
+void use_device(const DeviceBatch& device) {
+    int current = -1;
+    check_cuda(cudaGetDevice(&current), "cudaGetDevice");
+    if (current != device.device) check_cuda(cudaSetDevice(device.device), "cudaSetDevice");
+}
+
+// Waits for device work issued on streams other than `stream` that the next step depends on.
+void wait_for_pending(DeviceBatch& device) {
+    if (device.host_rows_stale)
+        check_cuda(cudaStreamSynchronize(device.rows_stream), "waiting for a values update");
+    if (device.host_results_stale)
+        check_cuda(cudaStreamSynchronize(device.results_stream),
+                   "waiting for an asynchronous solve");
+}
+
+// A device this build can run on, or NO_DEVICE with the runtime's words.
+int find_device(const char* where) {
+    int count = 0;
+    const cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        fail(
+            STEEL_ERROR_NO_DEVICE,
+            format("%s: STEEL_BACKEND_CUDA: no CUDA device was found (cudaGetDeviceCount: %s); use "
+                   "STEEL_BACKEND_CPU on this machine",
+                   where, error != cudaSuccess ? cuda_words(error).c_str() : "0 devices"));
+    }
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), where);
+    // Is there code for this device in the library (sm_90 and PTX for later)?
+    cudaFuncAttributes attributes{};
+    const cudaError_t image = cudaFuncGetAttributes(&attributes, general_sweep_kernel<double>);
+    if (image != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaDeviceProp prop{};
+        (void)cudaGetDeviceProperties(&prop, device);
+        fail(STEEL_ERROR_NO_DEVICE,
+             format("%s: STEEL_BACKEND_CUDA: device %d (%s, compute capability %d.%d) cannot run "
+                    "this build's "
+                    "kernels (%s); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES",
+                    where, device, prop.name, prop.major, prop.minor, cuda_words(image).c_str()));
+    }
+    return device;
+}
+
+// Sizes every buffer a solve with these options writes, so that the solve allocates nothing.
+template <class Real>
+void size_solve_buffers(DeviceState<Real>& state, const steel_solve_options& options) {
+    const DeviceRows<Real>& rows = state.rows;
+    state.impulse.resize(rows.total_rows);
+    state.velocity.resize(rows.total_dofs);
+    state.momentum_scratch.resize(2 * size_t(rows.total_rows) + rows.total_dofs);
+    state.stats.resize(rows.world_count);
+    state.world_path.resize(rows.world_count);
+    if (options.record_residual_history)
+        state.history.resize(size_t(rows.world_count) * options.iterations);
+}
+
+template <class Real>
+void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch& batch) {
+    DeviceState<Real>& state = device_state<Real>(device);
+    wait_for_pending(device);
+    state.has_rows = host.has_rows;
+    state.results_on_device = false;
+    device.host_rows_stale = device.host_results_stale = false;
+    if (!host.has_rows) return;
+    state.rows.upload(host.rows, device.stream);
+    size_solve_buffers(state, batch.options);
+    check_cuda(cudaStreamSynchronize(device.stream), "uploading rows to the device");
+}
+
+uint32_t blocks_for(uint64_t items, uint32_t per_block) {
+    return uint32_t((items + per_block - 1) / per_block);
+}
+
+template <class Real>
+DeviceSolve<Real> solve_setup(DeviceState<Real>& state, const steel_solve_options& options) {
+    const DeviceRows<Real>& rows = state.rows;
+    DeviceSolve<Real> solve{};
+    solve.params = SolveParams<Real>{Real(options.cfm), Real(options.contact_regularization)};
+    solve.settings = SweepSettings{options.iterations, options.tolerance};
+    solve.requested_path = options.path;
+    solve.warm_start = options.warm_start;
+    solve.momentum = options.nesterov_momentum;
+    solve.dense_max_rows = std::min(kDeviceDenseMaxRows, rows.max_rows);
+    solve.history_stride = options.record_residual_history ? options.iterations : 0;
+    solve.history = state.history.data();
+    solve.impulse = state.impulse.data();
+    solve.velocity = state.velocity.data();
+    solve.momentum_scratch = state.momentum_scratch.data();
+    solve.world_path = state.world_path.data();
+    solve.stats = state.stats.data();
+    return solve;
+}
+
+template <class Real>
+void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
+                  cudaStream_t stream) {
+    const DeviceRows<Real>& rows = state.rows;
+    const RowsView<Real> view = rows.view();
+    DeviceSolve<Real> solve = solve_setup(state, options);
+    const uint32_t threads = kWarpsPerBlock * kWarpSize;
+    const uint32_t blocks = blocks_for(rows.world_count, kWarpsPerBlock);
+
+    classify_worlds_kernel<Real>
+        <<<blocks_for(rows.world_count, 128), 128, 0, stream>>>(view, solve);
+
+    // General sweep: v in shared memory when every warp's fits the default 48 KB.
+    const size_t velocity_bytes = size_t(kWarpsPerBlock) * rows.max_dofs * sizeof(Real);
+    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
+    solve.shared_per_warp = solve.velocity_in_shared ? rows.max_dofs : 0;
+    general_sweep_kernel<Real>
+        <<<blocks, threads, solve.velocity_in_shared ? velocity_bytes : 0, stream>>>(view, solve);
+
+    // Dense path: A, rhs and lambda of up to dense_max_rows rows per warp.
+    const uint32_t dense_rows = solve.dense_max_rows;
+    solve.shared_per_warp = dense_rows * dense_rows + 2 * dense_rows;
+    const size_t dense_bytes = size_t(kWarpsPerBlock) * solve.shared_per_warp * sizeof(Real);
+    if (dense_rows > 0)
+        dense_path_kernel<Real><<<blocks, threads, dense_bytes, stream>>>(view, solve);
+    check_cuda(cudaGetLastError(), "launching the solve kernels");
+    state.history_stride = solve.history_stride;
+    state.results_on_device = true;
+}
+
+template <class Real> void pull_results(DeviceBatch& device, BatchState<Real>& host) {
+    DeviceState<Real>& state = device_state<Real>(device);
+    const cudaStream_t stream = device.host_results_stale ? device.results_stream : device.stream;
+    state.impulse.download(host.results.impulse, stream);
+    state.velocity.download(host.results.velocity, stream);
+    state.stats.download(host.stats, stream);
+    state.world_path.download(host.world_path, stream);
+    host.history_stride = state.history_stride;
+    host.history.clear();
+    if (state.history_stride) {
+        host.history.resize(size_t(state.rows.world_count) * state.history_stride);
+        check_cuda(cudaMemcpyAsync(host.history.data(), state.history.data(),
+                                   host.history.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                                   stream),
+                   "cudaMemcpyAsync (history)");
+    }
+    check_cuda(cudaStreamSynchronize(stream), "the device solve");
+    host.solved = true;
+    device.host_results_stale = false;
+}
+
+template <class Real> void pull_rows(DeviceBatch& device, BatchState<Real>& host) {
+    device_state<Real>(device).rows.download_values(host.rows, device.rows_stream);
+    check_cuda(cudaStreamSynchronize(device.rows_stream), "the device values update");
+    device.host_rows_stale = false;
+}
+
+// Runs body(device state, host state) with the batch's precision.
+template <class Body> void with_states(Batch& batch, Body&& body) {
+    std::visit(
+        [&](auto& host) {
+            using Real = typename std::decay_t<decltype(host.rows.jy)>::value_type;
+            body(device_state<Real>(*batch.device), host);
+        },
+        batch.state);
+}
+
+// A device array of the caller's, read to the host (any pointer CUDA knows: cudaMemcpyDefault).
+template <class T>
+std::vector<T> stage(const T* device_pointer, uint64_t count, cudaStream_t stream,
+                     const char* field) {
+    std::vector<T> host;
+    if (device_pointer == nullptr || count == 0) return host;
+    host.resize(count);
+    const cudaError_t error =
+        cudaMemcpyAsync(host.data(), device_pointer, count * sizeof(T), cudaMemcpyDefault, stream);
+    if (error != cudaSuccess) {
+        (void)cudaGetLastError();
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("steel_batch_upload_rows_device: rows.%s could not be read as %llu values of "
+                    "device memory (%s)",
+                    field, (unsigned long long)count, cuda_words(error).c_str()));
+    }
+    return host;
+}
+
+void sync_staging(cudaStream_t stream) {
+    const cudaError_t error = cudaStreamSynchronize(stream);
+    if (error != cudaSuccess)
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("steel_batch_upload_rows_device: reading the rows from the device failed (%s)",
+                    cuda_words(error).c_str()));
+}
+
+template <class T> const T* or_null(const std::vector<T>& staged) {
+    return staged.empty() ? nullptr : staged.data();
+}
+
+} // namespace
+
+void attach_backend(Batch& batch, const char* where) {
+    if (batch.desc.backend != STEEL_BACKEND_CUDA) return;
+    DeviceBatchPtr device(new DeviceBatch);
+    device->device = find_device(where);
+    check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
+    if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
+        device->state.emplace<DeviceState<float>>();
+    else
+        device->state.emplace<DeviceState<double>>();
+    batch.device = std::move(device);
+    rows_changed(batch);
+}
+
+void rows_changed(Batch& batch) {
+    if (!batch.device) return;
+    use_device(*batch.device);
+    with_states(batch, [&](auto&, auto& host) { mirror_rows(*batch.device, host, batch); });
+}
+
+void options_changed(Batch& batch) {
+    if (!batch.device) return;
+    use_device(*batch.device);
+    with_states(batch, [&](auto& state, auto&) {
+        if (state.has_rows) size_solve_buffers(state, batch.options);
+    });
+}
+
+void check_device_options(const Batch& batch, const char* where) {
+    if (!batch.device) return;
+    if (batch.options.enable_bilateral_preelimination)
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format("%s: enable_bilateral_preelimination = 1 is not done by the CUDA "
+                    "backend yet; use a CPU batch or turn it off",
+                    where));
+    if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format("%s: articulated_contact_response = STEEL_RESPONSE_PROPAGATION (and the "
+                    "colored solve) is not done by the CUDA backend yet; use a CPU batch",
+                    where));
+}
+
+void solve(Batch& batch, void* stream, bool synchronous) {
+    DeviceBatch& device = *batch.device;
+    use_device(device);
+    if (synchronous) {
+        wait_for_pending(device);
+        device.host_results_stale = false; // this solve's results replace the pending ones
+    }
+    const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
+    with_states(batch, [&](auto& state, auto& host) {
+        launch_solve(state, batch.options, on);
+        if (synchronous) {
+            pull_results(device, host);
+        } else {
+            device.host_results_stale = true;
+            device.results_stream = on;
+            host.solved = true; // the host readers settle first (settle_host_mirror)
+        }
+    });
+}
+
+void settle_host_mirror(Batch& batch) {
+    if (!batch.device) return;
+    use_device(*batch.device);
+    DeviceBatch& device = *batch.device;
+    with_states(batch, [&](auto&, auto& host) {
+        if (device.host_rows_stale) pull_rows(device, host);
+        if (device.host_results_stale) pull_results(device, host);
+    });
+}
+
+void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
+    DeviceBatch& device = *batch.device;
+    use_device(device);
+    const cudaStream_t on = as_stream(stream);
+    wait_for_pending(device);
+    // Counts first: they size everything else.
+    const uint32_t worlds = rows.world_count;
+    if (worlds != batch.desc.world_count)
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("steel_batch_upload_rows_device: world_count is %u but the batch "
+                    "has %u worlds",
+                    worlds, batch.desc.world_count));
+    const std::vector<uint32_t> dofs = stage(rows.world_dof_counts, worlds, on, "world_dof_counts");
+    const std::vector<uint32_t> row_counts =
+        stage(rows.world_row_counts, worlds, on, "world_row_counts");
+    sync_staging(on);
+    uint64_t total_dofs = 0, total_rows = 0;
+    for (uint32_t w = 0; w < worlds && !dofs.empty() && !row_counts.empty(); ++w) {
+        total_dofs += dofs[w];
+        total_rows += row_counts[w];
+    }
+    const uint64_t values = rows.value_count;
+    const auto v_hat = stage(rows.unconstrained_velocity, total_dofs, on, "unconstrained_velocity");
+    const auto block_offset = stage(rows.block_offset, 2 * total_rows, on, "block_offset");
+    const auto block_length = stage(rows.block_length, 2 * total_rows, on, "block_length");
+    const auto jacobian = stage(rows.jacobian, values, on, "jacobian");
+    const auto response = stage(rows.response, values, on, "response");
+    const auto bias = stage(rows.bias, total_rows, on, "bias");
+    const auto kind = stage(rows.kind, total_rows, on, "kind");
+    const auto lower = stage(rows.lower, total_rows, on, "lower");
+    const auto upper = stage(rows.upper, total_rows, on, "upper");
+    const auto normal_row = stage(rows.normal_row, total_rows, on, "normal_row");
+    const auto friction = stage(rows.friction, total_rows, on, "friction");
+    const auto regularization = stage(rows.regularization, total_rows, on, "regularization");
+    const auto initial_impulse = stage(rows.initial_impulse, total_rows, on, "initial_impulse");
+    sync_staging(on);
+
+    steel_rows_desc host = rows;
+    host.world_dof_counts = or_null(dofs);
+    host.world_row_counts = or_null(row_counts);
+    host.unconstrained_velocity = or_null(v_hat);
+    host.block_offset = or_null(block_offset);
+    host.block_length = or_null(block_length);
+    host.jacobian = or_null(jacobian);
+    host.response = or_null(response);
+    host.bias = or_null(bias);
+    host.kind = or_null(kind);
+    host.lower = or_null(lower);
+    host.upper = or_null(upper);
+    host.normal_row = or_null(normal_row);
+    host.friction = or_null(friction);
+    host.regularization = or_null(regularization);
+    host.initial_impulse = or_null(initial_impulse);
+    replace_rows(batch, host); // the CPU backend's validation; throws before changing anything
+    batch.scene.reset();
+    rows_changed(batch);
+}
+
+void update_values_from_device(Batch& batch, const steel_row_values_desc& values, void* stream) {
+    DeviceBatch& device = *batch.device;
+    use_device(device);
+    const cudaStream_t on = as_stream(stream);
+    with_states(batch, [&](auto& state, auto&) {
+        using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
+        if (!state.has_rows)
+            fail(STEEL_ERROR_NO_DATA,
+                 "steel_batch_update_values_device: no rows have been uploaded to update");
+        DeviceRows<Real>& rows = state.rows;
+        const uint64_t value_count = rows.jacobian.size();
+        const auto copy = [&](const double* in, DeviceBuffer<Real>& out, uint64_t count) {
+            if (in == nullptr || count == 0) return;
+            convert_kernel<Real, double>
+                <<<std::min(blocks_for(count, 256), 4096u), 256, 0, on>>>(in, out.data(), count);
+        };
+        copy(values.unconstrained_velocity, rows.unconstrained_velocity, rows.total_dofs);
+        copy(values.jacobian, rows.jacobian, value_count);
+        copy(values.response, rows.response, value_count);
+        copy(values.bias, rows.bias, rows.total_rows);
+        copy(values.initial_impulse, rows.initial_impulse, rows.total_rows);
+        if ((values.jacobian || values.response) && rows.total_rows > 0) {
+            row_jy_kernel<Real>
+                <<<blocks_for(rows.total_rows, 128), 128, 0, on>>>(rows.view(), rows.total_rows);
+            cone_cross_kernel<Real><<<blocks_for(rows.world_count, 128), 128, 0, on>>>(rows.view());
+        }
+        check_cuda(cudaGetLastError(), "steel_batch_update_values_device");
+    });
+    device.host_rows_stale = true;
+    device.rows_stream = on;
+}
+
+void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
+                    uint64_t* out_count, void* stream, const char* where) {
+    DeviceBatch& device = *batch.device;
+    use_device(device);
+    const cudaStream_t on = as_stream(stream);
+    with_states(batch, [&](auto& state, auto& host) {
+        if (!host.solved)
+            fail(STEEL_ERROR_NO_DATA,
+                 format("%s: the batch has not been solved since its last upload", where));
+        if (!state.results_on_device) { // results restored from a snapshot: the host has them
+            state.impulse.upload(host.results.impulse, device.stream);
+            state.velocity.upload(host.results.velocity, device.stream);
+            check_cuda(cudaStreamSynchronize(device.stream), where);
+            state.results_on_device = true;
+        }
+        const bool impulses = which == DeviceOutput::impulse;
+        const uint64_t count = impulses ? state.rows.total_rows : state.rows.total_dofs;
+        if (out_count) *out_count = count;
+        if (out == nullptr) {
+            if (!out_count)
+                fail(STEEL_ERROR_INVALID_ARGUMENT,
+                     format("%s: out and out_count are both NULL", where));
+            return;
+        }
+        if (capacity < count)
+            fail(STEEL_ERROR_BUFFER_TOO_SMALL,
+                 format("%s: capacity %llu is smaller than the %llu values to write", where,
+                        (unsigned long long)capacity, (unsigned long long)count));
+        if (count == 0) return;
+        const auto* in = impulses ? state.impulse.data() : state.velocity.data();
+        using Real = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
+        convert_kernel<double, Real>
+            <<<std::min(blocks_for(count, 256), 4096u), 256, 0, on>>>(in, out, count);
+        check_cuda(cudaGetLastError(), where);
+    });
+}
+
+} // namespace steel::cuda

@@ -1,0 +1,123 @@
+// The serial general sweep (SPEC 2, 7) as one fused kernel: one warp per world, every sweep of
+// the solve in one launch. The world's v sits in shared memory; J and Y stream from global
+// memory, each row's values read by the 32 lanes side by side. Lane 0 alone runs the row
+// update itself (update_rows, the CPU's own code) and broadcasts the impulse change; the
+// lanes then apply it to v together. Momentum runs on lane 0 with the CPU's code too.
+#pragma once
+
+#include "../momentum.hpp"
+#include "../row_update.hpp"
+#include "device_rows.cuh"
+#include "warp_rows.cuh"
+
+namespace steel::cuda {
+
+// general_sweep (general_sweep.hpp) for a warp. The result is lane 0's, broadcast.
+template <class Real>
+__device__ inline SweepResult<Real>
+warp_general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params, Real* impulse,
+                   Real* velocity, uint32_t lane) {
+    SweepResult<Real> result;
+    for (uint32_t i = 0; i < rows.row_count;) {
+        const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
+        const Real error0 = warp_row_dot(rows, i, rows.jacobian, velocity, lane) + rows.bias[i];
+        const Real error1 =
+            pair ? warp_row_dot(rows, i + 1, rows.jacobian, velocity, lane) + rows.bias[i + 1]
+                 : Real(0);
+        Real step[2] = {Real(0), Real(0)};
+        uint32_t used = 0;
+        if (lane == 0) used = update_rows(rows, i, params, error0, error1, impulse, step, result);
+        used = __shfl_sync(kFullMask, used, 0);
+        step[0] = __shfl_sync(kFullMask, step[0], 0);
+        step[1] = __shfl_sync(kFullMask, step[1], 0);
+        for (uint32_t k = 0; k < used; ++k)
+            warp_row_axpy(rows, i + k, rows.response, step[k], velocity, lane);
+        __syncwarp();
+        i += used;
+    }
+    result.residual = __shfl_sync(kFullMask, result.residual, 0);
+    result.nonfinite_probe = __shfl_sync(kFullMask, result.nonfinite_probe, 0);
+    return result;
+}
+
+// Momentum vectors of a world in solve.momentum_scratch: start [m], previous [m], velocity [n].
+template <class Real>
+__device__ inline MomentumState<Real> world_momentum(const DeviceSolve<Real>& solve, uint32_t row0,
+                                                     uint32_t dof0, uint32_t m,
+                                                     bool keep_velocity) {
+    MomentumState<Real> state{};
+    Real* base = solve.momentum_scratch + 2 * size_t(row0) + dof0;
+    state.start = base;
+    state.previous = base + m;
+    state.previous_velocity = keep_velocity ? base + 2 * size_t(m) : nullptr;
+    return state;
+}
+
+// run_sweeps (sweep_result.hpp) with the sweep and the momentum step done warp-wide; every
+// lane sees the same residuals, so the warp leaves the loop together.
+template <class Real, class Sweep>
+__device__ inline WorldOutcome warp_run_sweeps(const DeviceSolve<Real>& solve, uint32_t world,
+                                               uint32_t lane, MomentumState<Real>& state,
+                                               Real* impulse, uint32_t m, Real* velocity,
+                                               uint32_t n, Sweep&& sweep_body) {
+    const bool momentum = solve.momentum != 0;
+    double* history = solve.history_stride && lane == 0
+                          ? solve.history + size_t(world) * solve.history_stride
+                          : nullptr;
+    const auto sweep = [&] {
+        if (momentum && lane == 0) momentum_begin_sweep(state, impulse, m);
+        __syncwarp();
+        return sweep_body();
+    };
+    const auto between = [&](double residual) {
+        if (!momentum) return false;
+        int restarted = 0;
+        if (lane == 0)
+            restarted = momentum_extrapolate(state, residual, impulse, m, velocity, n) ? 1 : 0;
+        __syncwarp(); // lane 0 rewrote impulses (and v)
+        return __shfl_sync(kFullMask, restarted, 0) != 0;
+    };
+    return run_sweeps<Real>(solve.settings, history, sweep, between);
+}
+
+template <class Real>
+__global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
+    // Uniform across the warp: the whole warp leaves together.
+    if (world >= set.world_count || solve.world_path[world] != STEEL_PATH_GENERAL) return;
+
+    const WorldRows<Real> rows = device_world_rows(set, world);
+    const uint32_t m = rows.row_count, n = rows.dof_count;
+    const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
+    Real* impulse = solve.impulse + row0;
+    Real* result_velocity = solve.velocity + dof0;
+    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
+                                                    size_t(warp) * solve.shared_per_warp
+                                              : result_velocity;
+
+    for (uint32_t i = lane; i < m; i += kWarpSize)
+        impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
+    __syncwarp();
+    warp_velocity_from_impulses(rows, impulse, velocity, lane);
+
+    MomentumState<Real> state = world_momentum(solve, row0, dof0, m, true);
+    if (solve.momentum && lane == 0) momentum_reset(state, impulse, m, velocity, n);
+    __syncwarp();
+
+    WorldOutcome outcome = warp_run_sweeps(solve, world, lane, state, impulse, m, velocity, n, [&] {
+        return warp_general_sweep(rows, solve.params, impulse, velocity, lane);
+    });
+    outcome.path = STEEL_PATH_GENERAL;
+
+    if (velocity != result_velocity) {
+        for (uint32_t k = lane; k < n; k += kWarpSize)
+            result_velocity[k] = velocity[k];
+        __syncwarp();
+    }
+    warp_isolate_if_nonfinite(rows, outcome, impulse, result_velocity, lane);
+    if (lane == 0) write_world_stats(solve.stats[world], outcome);
+}
+
+} // namespace steel::cuda

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The CUDA backend's device check, for a session lent a GPU (docs/cuda.md). One run, about 3 to 8
+# minutes on a 16-core machine with an H200, and no network needed:
+#   1. configure a fresh Release build with STEEL_CUDA=ON and build only what the check needs
+#      (libsteel, steel_tests, steel_cuda_tests, bench_cuda);
+#   2. run the GPU tests (they must run, not skip) and the CUDA-related CPU tests;
+#   3. run bench_cuda (GPU beside CPU, 1 / 1,024 / 16,384 copies of small worlds);
+#   4. print a compact summary, and exit non-zero if a test failed or was skipped.
+#
+#   bash scripts/gpu_check.sh            # from anywhere
+#
+# Environment: STEEL_GPU_BUILD_DIR (default build-gpu, recreated), STEEL_JOBS (default nproc),
+# STEEL_GPU_PREBUILT=DIR to skip steps 1 and use a build folder made elsewhere with the same
+# options (for a machine without cmake, doctest or flatbuffers), STEEL_GPU_BENCH_ARGS (default
+# empty; "--quick" halves the benchmark's time).
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${STEEL_GPU_PREBUILT:-${STEEL_GPU_BUILD_DIR:-build-gpu}}"
+jobs="${STEEL_JOBS:-$(nproc)}"
+log_dir="$build/gpu-check"
+started=$SECONDS
+step() { echo "== [$(( SECONDS - started ))s] $*"; }
+
+step "device"
+if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv,noheader
+else
+    echo "nvidia-smi not found"
+fi
+
+if [ -z "${STEEL_GPU_PREBUILT:-}" ]; then
+    for tool in cmake make g++; do
+        command -v "$tool" >/dev/null || { echo "gpu_check: $tool is missing; see STEEL_GPU_PREBUILT"; exit 2; }
+    done
+    step "configure $build (Release, STEEL_CUDA=ON)"
+    rm -rf "$build"
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEEL_CUDA=ON -DSTEEL_BUILD_TESTS=ON \
+        -DSTEEL_BUILD_BENCH=ON -DSTEEL_BUILD_EXAMPLES=OFF -DSTEEL_BUILD_LUA=OFF >/dev/null || exit 2
+    step "build (-j $jobs)"
+    cmake --build "$build" -j "$jobs" --target steel steel_tests steel_cuda_tests bench_cuda >/dev/null 2>"$build/build.err" ||
+        { tail -40 "$build/build.err"; exit 2; }
+fi
+mkdir -p "$log_dir"
+
+step "GPU tests (steel_cuda_tests)"
+timeout 300 "$build/tests/steel_cuda_tests" >"$log_dir/steel_cuda_tests.log" 2>&1
+gpu_rc=$?
+tail -25 "$log_dir/steel_cuda_tests.log"
+
+step "CUDA-related CPU tests (steel_tests)"
+timeout 120 "$build/tests/steel_tests" -tc='*CUDA*,*dense_entry*,*device-pointer*,*default structs*' \
+    >"$log_dir/steel_tests.log" 2>&1
+cpu_rc=$?
+tail -4 "$log_dir/steel_tests.log"
+
+step "exported symbols"
+sh tests/check_exports.sh "$build/libsteel.so" >"$log_dir/exports.log" 2>&1
+exports_rc=$?
+cat "$log_dir/exports.log"
+
+step "bench_cuda"
+# shellcheck disable=SC2086
+timeout 240 "$build/bench/bench_cuda" ${STEEL_GPU_BENCH_ARGS:-} >"$log_dir/bench_cuda.log" 2>&1
+bench_rc=$?
+cat "$log_dir/bench_cuda.log"
+
+verdict() { case "$1" in 0) echo pass ;; 77) echo "SKIPPED (no device seen)" ;; 124) echo "TIMED OUT" ;; *) echo "FAIL ($1)" ;; esac; }
+echo
+echo "== summary after $(( SECONDS - started ))s (logs in $log_dir)"
+echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases|assertions)' "$log_dir/steel_cuda_tests.log" | tr '\n' ' ')"
+echo "CPU CUDA tests:   $(verdict $cpu_rc)"
+echo "exports:          $(verdict $exports_rc)"
+echo "bench_cuda:       $(verdict $bench_rc)"
+grep -E ' 16384 .*gpu|16384 .*cpu' "$log_dir/bench_cuda.log" | sed 's/^/  /'
+[ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -1,0 +1,78 @@
+// Helpers of the GPU tests: solve one rows upload on a chosen backend and precision, and the
+// tolerance GPU and CPU results are held to (docs/cuda.md derives it).
+#pragma once
+
+#include "rows_scenes.hpp"
+#include "support.hpp"
+
+#include <algorithm>
+#include <random>
+
+namespace cuda_test {
+
+struct Run {
+    int32_t backend = STEEL_BACKEND_CPU;
+    int32_t precision = STEEL_PRECISION_FLOAT64;
+    steel_solve_options options{};
+};
+
+inline Run run(int32_t backend, int32_t precision, const steel_solve_options& options) {
+    Run r;
+    r.backend = backend;
+    r.precision = precision;
+    r.options = options;
+    return r;
+}
+
+inline steel_batch create(uint32_t worlds, int32_t backend, int32_t precision) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.backend = backend;
+    desc.precision = precision;
+    desc.world_count = worlds;
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    return batch;
+}
+
+inline test::Solved solve(const scenes::RowsBuilder& builder, const Run& r) {
+    const steel_batch batch = create(builder.world_count(), r.backend, r.precision);
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_set_options(batch, &r.options));
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    REQUIRE_OK(steel_batch_solve(batch));
+    test::Solved solved = test::read_all(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return solved;
+}
+
+// Random worlds of 1 to 24 rows over 1 to 5 bodies of 1 to 7 DOFs (rows up to 14 values).
+inline scenes::RowsBuilder random_batch(uint64_t seed, uint32_t worlds) {
+    std::mt19937_64 rng(seed);
+    scenes::RowsBuilder builder;
+    for (uint32_t w = 0; w < worlds; ++w) {
+        scenes::RandomWorldSpec spec;
+        spec.body_count = 1 + uint32_t(rng() % 5);
+        spec.max_body_dofs = 7;
+        spec.row_count = 1 + uint32_t(rng() % 24);
+        scenes::add_random_world(builder, rng, spec);
+    }
+    return builder;
+}
+
+inline uint64_t longest_row(const scenes::RowsBuilder& builder) {
+    uint64_t longest = 1;
+    for (size_t r = 0; r < builder.bias.size(); ++r)
+        longest = std::max<uint64_t>(longest, uint64_t(builder.block_length[2 * r]) +
+                                                  builder.block_length[2 * r + 1]);
+    return longest;
+}
+
+// docs/cuda.md, "Same answers": after k sweeps the GPU and the CPU in the same precision differ
+// by at most 32 k L u max(1, |lambda|_inf) (u the unit roundoff, L the longest row).
+inline double tolerance(uint32_t sweeps, uint64_t longest, int32_t precision, double scale) {
+    const double u = precision == STEEL_PRECISION_FLOAT32 ? 0x1p-24 : 0x1p-53;
+    return 32.0 * sweeps * double(longest) * u * std::max(1.0, scale);
+}
+
+} // namespace cuda_test
