@@ -53,6 +53,15 @@ template <class Real> struct TreeWalk {
     void joint_rates(int32_t j, const Real dv_parent[6], Real* dqd) {
         const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
         const Real* pj = p(j);
+        if (count == 1) { // revolute and prismatic joints: the same arithmetic, unrolled
+            const Real* sa = s(first);
+            const Real* ua = u(first);
+            Real value = joint_impulse[first];
+            for (int r = 0; r < 6; ++r)
+                value -= sa[r] * pj[r] + ua[r] * dv_parent[r];
+            dqd[0] = Real(0) + set->d_inverse[set->d_inverse_offset[size_t(j)]] * value;
+            return;
+        }
         Real rhs[6];
         for (uint32_t a = 0; a < count; ++a) {
             const Real* sa = s(first + a);
@@ -119,6 +128,17 @@ template <class Real> struct TreeWalk {
                 pj[r] += delta[r];
             const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
             const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(j)];
+            if (count == 1) { // the same arithmetic as below, unrolled
+                const Real* sa = s(first);
+                Real value = 0;
+                for (int r = 0; r < 6; ++r)
+                    value += sa[r] * delta[r];
+                const Real coefficient = Real(0) + d[0] * value;
+                const Real* ua = u(first);
+                for (int r = 0; r < 6; ++r)
+                    delta[r] -= ua[r] * coefficient;
+                continue;
+            }
             Real st[6];
             for (uint32_t a = 0; a < count; ++a) {
                 const Real* sa = s(first + a);
