@@ -121,6 +121,7 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
                           joint.data(),
                           change.data(),
                           path.data()};
+    walk.use_cache = false; // the responses the cache needs are what is computed here
     const auto clear = [&] {
         std::fill(bias.begin(), bias.end(), 0.0);
         std::fill(joint.begin(), joint.end(), 0.0);

@@ -40,6 +40,13 @@ template <class Real> struct TreeWalk {
     Real* joint_impulse; // [world DOFs] tau per DOF since the last sync
     Real* body_change;   // [6 * world bodies] scratch for sync
     int32_t* path;       // [set->max_depth] scratch
+    // The last body read, and its velocity kept current while impulses land on it alone: the
+    // rows of a contact (and a finger's several contacts) read one body in turn, and an impulse
+    // at b moves b by its 6x6 response W_bb, so only the first read walks the tree. Any impulse
+    // elsewhere in the world drops it. Off while the responses themselves are being computed.
+    bool use_cache = true;
+    int32_t cached_body = -1;
+    Real cached_velocity[6] = {0, 0, 0, 0, 0, 0};
 
     const Real* s(uint32_t world_dof) const {
         return set->subspace.data() + 6 * size_t(dof0 + world_dof);
@@ -107,8 +114,16 @@ template <class Real> struct TreeWalk {
 
     // The body's spatial velocity now.
     void body_velocity(int32_t body, Real out[6]) {
-        Real dv[6], dqd[6];
-        walk_down(body, dv, out, dqd);
+        if (body != cached_body) {
+            Real dv[6], dqd[6];
+            walk_down(body, dv, cached_velocity, dqd);
+            cached_body = use_cache ? body : -1;
+            for (int r = 0; r < 6; ++r)
+                out[r] = cached_velocity[r];
+            return;
+        }
+        for (int r = 0; r < 6; ++r)
+            out[r] = cached_velocity[r];
     }
 
     // The DOF's rate now.
@@ -164,10 +179,22 @@ template <class Real> struct TreeWalk {
         for (int r = 0; r < 6; ++r)
             delta[r] = -scale * force[r];
         carry_up(body, delta);
+        if (body != cached_body) {
+            cached_body = -1;
+            return;
+        }
+        const Real* response = set->body_response.data() + 36 * size_t(body);
+        for (int r = 0; r < 6; ++r) {
+            Real change = 0;
+            for (int c = 0; c < 6; ++c)
+                change += response[6 * r + c] * force[c];
+            cached_velocity[r] += scale * change;
+        }
     }
 
     // A joint impulse `amount` at one DOF: the joint passes U D^-1 e_dof amount to its parent.
     void apply_joint_impulse(uint32_t world_dof, Real amount) {
+        cached_body = -1;
         const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
         joint_impulse[world_dof] += amount;
         const int32_t parent = set->parent[size_t(body)];
@@ -191,6 +218,7 @@ template <class Real>
 void sync_world(TreeWalk<Real>& walk, uint32_t world) { // parents first, one pass
     const PropagationSet<Real>& set = *walk.set;
     const uint32_t first = set.world_body_offset[world], last = set.world_body_offset[world + 1];
+    walk.cached_body = -1;
     for (uint32_t b = first; b < last; ++b) {
         const int32_t parent = set.parent[b];
         Real zero[6] = {0, 0, 0, 0, 0, 0};
