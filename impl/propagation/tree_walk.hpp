@@ -42,11 +42,28 @@ template <class Real> struct TreeWalk {
     int32_t* path;       // [set->max_depth] scratch
     // The last body read, and its velocity kept current while impulses land on it alone: the
     // rows of a contact (and a finger's several contacts) read one body in turn, and an impulse
-    // at b moves b by its 6x6 response W_bb, so only the first read walks the tree. Any impulse
-    // elsewhere in the world drops it. Off while the responses themselves are being computed.
+    // at b moves b by its 6x6 response W_bb, so only the first read walks down the tree. Those
+    // impulses wait in `pending` (as bias, minus the impulse) and walk up once, when anything
+    // else is read or applied. Off while the responses themselves are being computed.
     bool use_cache = true;
     int32_t cached_body = -1;
     Real cached_velocity[6] = {0, 0, 0, 0, 0, 0};
+    bool has_pending = false;
+    Real pending[6] = {0, 0, 0, 0, 0, 0};
+
+    // Carries the impulses waiting at the cached body up to the root.
+    void flush() {
+        if (!has_pending) return;
+        carry_up(cached_body, pending);
+        for (int r = 0; r < 6; ++r)
+            pending[r] = 0;
+        has_pending = false;
+    }
+    // Flushes and forgets the cached body.
+    void drop_cache() {
+        flush();
+        cached_body = -1;
+    }
 
     const Real* s(uint32_t world_dof) const {
         return set->subspace.data() + 6 * size_t(dof0 + world_dof);
@@ -115,6 +132,7 @@ template <class Real> struct TreeWalk {
     // The body's spatial velocity now.
     void body_velocity(int32_t body, Real out[6]) {
         if (body != cached_body) {
+            drop_cache();
             Real dv[6], dqd[6];
             walk_down(body, dv, cached_velocity, dqd);
             cached_body = use_cache ? body : -1;
@@ -128,6 +146,7 @@ template <class Real> struct TreeWalk {
 
     // The DOF's rate now.
     Real joint_rate(uint32_t world_dof) {
+        flush();
         const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
         Real dv[6], dqd[6];
         walk_down(body, dv, nullptr, dqd);
@@ -175,14 +194,17 @@ template <class Real> struct TreeWalk {
 
     // A spatial impulse scale * force applied at the body (p is the bias: minus the impulse).
     void apply_body_impulse(int32_t body, const Real force[6], Real scale) {
-        Real delta[6];
-        for (int r = 0; r < 6; ++r)
-            delta[r] = -scale * force[r];
-        carry_up(body, delta);
         if (body != cached_body) {
-            cached_body = -1;
+            drop_cache();
+            Real delta[6];
+            for (int r = 0; r < 6; ++r)
+                delta[r] = -scale * force[r];
+            carry_up(body, delta);
             return;
         }
+        for (int r = 0; r < 6; ++r)
+            pending[r] -= scale * force[r];
+        has_pending = true;
         const Real* response = set->body_response.data() + 36 * size_t(body);
         for (int r = 0; r < 6; ++r) {
             Real change = 0;
@@ -194,7 +216,7 @@ template <class Real> struct TreeWalk {
 
     // A joint impulse `amount` at one DOF: the joint passes U D^-1 e_dof amount to its parent.
     void apply_joint_impulse(uint32_t world_dof, Real amount) {
-        cached_body = -1;
+        drop_cache();
         const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
         joint_impulse[world_dof] += amount;
         const int32_t parent = set->parent[size_t(body)];
@@ -218,7 +240,7 @@ template <class Real>
 void sync_world(TreeWalk<Real>& walk, uint32_t world) { // parents first, one pass
     const PropagationSet<Real>& set = *walk.set;
     const uint32_t first = set.world_body_offset[world], last = set.world_body_offset[world + 1];
-    walk.cached_body = -1;
+    walk.drop_cache();
     for (uint32_t b = first; b < last; ++b) {
         const int32_t parent = set.parent[b];
         Real zero[6] = {0, 0, 0, 0, 0, 0};
