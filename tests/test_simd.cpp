@@ -170,28 +170,31 @@ template <class Real> std::vector<Real> random_vector(uint32_t n, std::mt19937_6
     return x;
 }
 
-// row_kernels.hpp's canonical order, one value at a time: kDotLanes partial sums, each block in
-// chunks from its start with +0 * +0 past its end, then the pairwise tree.
+// row_kernels.hpp's canonical order, one value at a time: kDotLanes partial sums over each
+// block's whole chunks, an in-order tail sum over the rest, the pairwise tree, then the tail.
 template <class Real>
 Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real* x) {
     constexpr uint32_t lanes = steel::simd::kDotLanes<Real>;
     Real partial[lanes] = {};
+    Real tail = 0;
+    bool whole_chunk = false;
     const Real* value = rows.jacobian + rows.value_offset[row];
     for (uint32_t block = 0; block < 2; ++block) {
         const uint32_t length = rows.block_length[2 * row + block];
         const Real* xs = x + rows.block_offset[2 * row + block];
-        for (uint32_t chunk = 0; chunk < length; chunk += lanes)
-            for (uint32_t l = 0; l < lanes; ++l) {
-                const uint32_t k = chunk + l;
-                const Real product = k < length ? Real(value[k] * xs[k]) : Real(Real(0) * Real(0));
-                partial[l] = partial[l] + product;
-            }
+        uint32_t k = 0;
+        for (; k + lanes <= length; k += lanes, whole_chunk = true)
+            for (uint32_t l = 0; l < lanes; ++l)
+                partial[l] = partial[l] + value[k + l] * xs[k + l];
+        for (; k < length; ++k)
+            tail = tail + value[k] * xs[k];
         value += length;
     }
+    if (!whole_chunk) return tail;
     for (uint32_t half = lanes / 2; half > 0; half /= 2)
         for (uint32_t l = 0; l < half; ++l)
             partial[l] = partial[l] + partial[l + half];
-    return partial[0];
+    return partial[0] + tail;
 }
 
 template <class Real> void check_dot_is_canonical() {

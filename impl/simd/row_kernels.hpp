@@ -5,17 +5,24 @@
 //
 // Bit-identical on every width. The dot product sums in one canonical order, whatever the
 // register width:
-//   - kDotLanes<Real> partial sums (64 bytes of them: 8 doubles or 16 floats), all +0 at first;
-//   - each block is cut into chunks of kDotLanes values from its own start; value k of a chunk
-//     adds J*x to partial sum k (a chunk that runs past the block's end adds +0 * +0 there);
-//   - block 0's chunks, then block 1's, in order;
-//   - then the partial sums are added pairwise, lane l with lane l + kDotLanes/2, then l with
-//     l + kDotLanes/4, and so on down to one.
+//   - kDotLanes = 8 partial sums (a zmm register of doubles, a ymm of floats), all +0 at first;
+//   - each block is cut into whole chunks of kDotLanes values from its own start; value k of a
+//     chunk adds J*x to partial sum k; block 0's chunks, then block 1's;
+//   - the values after a block's last whole chunk (fewer than kDotLanes) add J*x one at a time,
+//     in order, to a separate tail sum, +0 at first: block 0's, then block 1's;
+//   - with no whole chunk in the row, the result is the tail sum. Otherwise the partial sums are
+//     added pairwise, lane l with lane l + kDotLanes/2, then l with l + kDotLanes/4, down to one,
+//     and the tail sum is added last.
 // Every step is one IEEE multiply or add (the kernels are compiled with -ffp-contract=off: no
-// FMA), so a 64-byte register, two 32-byte ones or a scalar loop all get the same bits. The
-// update v += Y step rounds each element on its own, and so equals the portable row_axpy exactly.
-// The order differs from the portable row_dot's left-to-right sum, so the CPU's general sweep and
-// the portable one agree to rounding, not bit for bit.
+// FMA), so one wide register, two or four narrower ones, or a scalar loop all get the same bits.
+// Tails are scalar rather than zero-padded and masked: short rows (6 values for a free body) then
+// cost what the portable loop costs, and no wide load reads values that the previous row's update
+// stored in narrower pieces (such a load is not forwarded from the stores and waits for them).
+//
+// The update v += Y step rounds each element on its own, so it equals the portable row_axpy
+// exactly. Rows shorter than kDotLanes (per block) sum exactly as the portable row_dot does; longer
+// rows sum in another order than its left-to-right one, so the CPU's general sweep and the
+// portable one agree to rounding, not bit for bit.
 #pragma once
 
 #include "../solve_params.hpp"
@@ -26,7 +33,8 @@
 
 namespace steel::simd {
 
-template <class Real> constexpr uint32_t kDotLanes = uint32_t(64 / sizeof(Real));
+// The same for both precisions: 16 float lanes would leave rows of 8 to 15 values all tail.
+template <class Real> constexpr uint32_t kDotLanes = 8;
 
 // On the instruction set in use (simd_isa.hpp). The sweep and velocity_from_impulses are what the
 // solver calls; row_dot and row_axpy are here for the tests.

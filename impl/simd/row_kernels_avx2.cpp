@@ -3,7 +3,6 @@
 #define STEEL_SIMD_ISA avx2
 #if defined(__x86_64__) && defined(__GNUC__)
 #define STEEL_SIMD_TARGET __attribute__((target("avx2")))
-#define STEEL_SIMD_MASKS_AVX2
 #define STEEL_SIMD_REGISTER_BYTES 32
 #else
 #define STEEL_SIMD_TARGET

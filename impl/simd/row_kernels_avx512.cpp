@@ -3,7 +3,6 @@
 #define STEEL_SIMD_ISA avx512
 #if defined(__x86_64__) && defined(__GNUC__)
 #define STEEL_SIMD_TARGET __attribute__((target("avx512f")))
-#define STEEL_SIMD_MASKS_AVX512
 #define STEEL_SIMD_REGISTER_BYTES 64
 #else
 #define STEEL_SIMD_TARGET
