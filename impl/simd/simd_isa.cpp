@@ -9,21 +9,18 @@ namespace steel::simd {
 
 namespace {
 
-SimdIsa widest_supported() {
-    if (simd_isa_supported(SimdIsa::avx512)) return SimdIsa::avx512;
+// AVX2 first, even beside AVX-512 (simd_isa.hpp says why).
+SimdIsa default_isa() {
     if (simd_isa_supported(SimdIsa::avx2)) return SimdIsa::avx2;
     return SimdIsa::scalar;
 }
 
-// STEEL_SIMD may only narrow: asking for avx512 on an AVX2 machine keeps AVX2.
 SimdIsa initial_isa() {
-    const SimdIsa widest = widest_supported();
     const char* asked = std::getenv("STEEL_SIMD");
-    if (!asked) return widest;
-    for (SimdIsa isa : {SimdIsa::scalar, SimdIsa::avx2, SimdIsa::avx512})
-        if (std::strcmp(asked, simd_isa_name(isa)) == 0 && int32_t(isa) < int32_t(widest))
-            return isa;
-    return widest;
+    if (asked)
+        for (SimdIsa isa : {SimdIsa::scalar, SimdIsa::avx2, SimdIsa::avx512})
+            if (std::strcmp(asked, simd_isa_name(isa)) == 0 && simd_isa_supported(isa)) return isa;
+    return default_isa();
 }
 
 std::atomic<int32_t>& current() {
