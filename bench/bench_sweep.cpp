@@ -1,7 +1,12 @@
 // bench_sweep: row updates per second of Steel's general (matrix-free) sweep, its small-world
 // dense path, and AUTO classification, through the public C API only.
 //
-//   bench_sweep [--quick] [--iterations N] [--crossover-only]
+//   bench_sweep [--quick] [--iterations N] [--crossover-only] [--general-only]
+//
+// The general sweep runs on AVX2 where the processor has it (impl/simd/simd_isa.hpp); the
+// environment variable STEEL_SIMD=scalar|avx2|avx512 picks another width, so one binary measures
+// every width:
+//   STEEL_SIMD=scalar bench_sweep --general-only
 //
 // Worlds come from scenes::add_random_world with every body L DOFs long and one-body rows, so
 // each row holds exactly L values; a world has 4 bodies (n = 4L) and m rows. Each batch holds
@@ -61,6 +66,7 @@ void check(steel_status status, const char* what) {
 struct Config {
     bool quick = false;
     bool crossover_only = false;
+    bool general_only = false;
     uint32_t iterations = 20;
     double min_seconds = 0.05; // each timed loop runs at least this long
     int reps = 3;              // timed loops per measurement; the best counts
@@ -155,6 +161,22 @@ template <class Real> double measure_add_latency_ns() {
         best = std::min(best, seconds / double(4 * loops) * 1e9);
     }
     return best;
+}
+
+bool supports_avx2() {
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+bool supports_avx512f() {
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
 }
 
 // ---- flop model (see bench/RESULTS.md for the derivation) --------------------------------------
@@ -455,12 +477,15 @@ uint32_t find_crossover(Bench& bench, const Config& config, int32_t precision, u
 void usage() {
     std::fprintf(
         stderr,
-        "usage: bench_sweep [--quick] [--iterations N] [--crossover-only]\n"
+        "usage: bench_sweep [--quick] [--iterations N] [--crossover-only] [--general-only]\n"
         "  (no option)       full grid, 1 and 2 threads, then the crossover (about 3 minutes on 2 "
         "cores)\n"
         "  --quick           small grid, one short timed loop per point (well under a minute)\n"
         "  --iterations N    sweeps per solve (tolerance 0), default 20\n"
-        "  --crossover-only  only the dense/general crossover search (1 thread)\n");
+        "  --crossover-only  only the dense/general crossover search (1 thread)\n"
+        "  --general-only    only the general sweep, 1 thread, m = 16, 64, 256, best of 5 loops,\n"
+        "                    and its median over m per L (about 20 s; compare SIMD widths with\n"
+        "                    STEEL_SIMD=scalar|avx2|avx512)\n");
 }
 
 } // namespace
@@ -472,6 +497,8 @@ int main(int argc, char** argv) {
             config.quick = true;
         } else if (std::strcmp(argv[i], "--crossover-only") == 0) {
             config.crossover_only = true;
+        } else if (std::strcmp(argv[i], "--general-only") == 0) {
+            config.general_only = true;
         } else if (std::strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
             const long value = std::strtol(argv[++i], nullptr, 10);
             if (value < 1 || value > 100000) {
@@ -483,6 +510,11 @@ int main(int argc, char** argv) {
             usage();
             return 2;
         }
+    }
+    if (config.general_only) {
+        config.reps = 5;
+        config.row_counts = {16, 64, 256};
+        config.thread_counts = {1};
     }
     if (config.quick) {
         config.min_seconds = 0.02;
@@ -501,7 +533,15 @@ int main(int argc, char** argv) {
 
     std::printf("# bench_sweep: Steel %s, mode %s%s, %u sweeps per solve (tolerance 0)\n",
                 steel_version(), config.quick ? "quick" : "full",
-                config.crossover_only ? " (crossover only)" : "", config.iterations);
+                config.crossover_only ? " (crossover only)"
+                : config.general_only ? " (general only)"
+                                      : "",
+                config.iterations);
+    const char* simd = std::getenv("STEEL_SIMD");
+    std::printf("# SIMD: STEEL_SIMD=%s; processor has avx2 %s, avx512f %s (the general sweep runs "
+                "on AVX2 where the processor has it, unless STEEL_SIMD picks another width)\n",
+                simd ? simd : "(unset)", supports_avx2() ? "yes" : "no",
+                supports_avx512f() ? "yes" : "no");
     std::printf("# cpu: %s, %u hardware threads; /proc/loadavg at start: %s\n", cpu_model().c_str(),
                 std::thread::hardware_concurrency(), load_average().c_str());
     std::printf("# compiler: %s%s%s\n",
@@ -539,6 +579,31 @@ int main(int argc, char** argv) {
     Bench bench(config, peaks);
     bench.print_header();
     const std::vector<int32_t> precisions{STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64};
+
+    if (config.general_only) {
+        for (uint32_t length : config.lengths)
+            for (uint32_t rows : config.row_counts)
+                bench.run_point(length, rows, precisions, {1}, {STEEL_PATH_GENERAL});
+        // The headline figure of bench/RESULTS.md: CPU ns per row update, median over m.
+        std::printf("\n# general sweep, 1 thread, CPU time: median over m of ns per row update\n"
+                    "median,precision,L,cpu_ns_per_row_update,Mrow_updates_per_cpu_s\n");
+        for (int32_t precision : precisions)
+            for (uint32_t length : config.lengths) {
+                std::vector<double> ns;
+                for (uint32_t rows : config.row_counts) {
+                    const Measurement* m =
+                        bench.find(precision, 1, length, rows, STEEL_PATH_GENERAL);
+                    ns.push_back(m->cpu_seconds_per_solve * 1e9 / m->row_updates_per_solve);
+                }
+                std::sort(ns.begin(), ns.end());
+                const double median = ns[ns.size() / 2];
+                std::printf("median,%s,%u,%.2f,%.1f\n", precision_name(precision), length, median,
+                            1e3 / median);
+            }
+        std::printf("# total time %.1f s; /proc/loadavg at end: %s\n", seconds_since(start),
+                    load_average().c_str());
+        return 0;
+    }
 
     if (!config.crossover_only) {
         for (uint32_t length : config.lengths)

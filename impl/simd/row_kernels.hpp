@@ -1,0 +1,68 @@
+// The general sweep on the CPU with SIMD (SPEC section 2): the row dot product J_i.v and the
+// update v += Y_i step, over a row's (at most two) DOF blocks, on the instruction set simd_isa()
+// names. general_sweep.hpp routes the CPU's sweeps here; the GPU keeps the portable row_dot and
+// row_axpy of world_rows.hpp.
+//
+// Bit-identical on every width. The dot product sums in one canonical order, whatever the
+// register width:
+//   - kDotLanes = 8 partial sums (a zmm register of doubles, a ymm of floats), all +0 at first;
+//   - each block is cut into whole chunks of kDotLanes values from its own start; value k of a
+//     chunk adds J*x to partial sum k; block 0's chunks, then block 1's;
+//   - the values after a block's last whole chunk (fewer than kDotLanes) add J*x one at a time,
+//     in order, to a separate tail sum, +0 at first: block 0's, then block 1's;
+//   - with no whole chunk in the row, the result is the tail sum. Otherwise the partial sums are
+//     added pairwise, lane l with lane l + kDotLanes/2, then l with l + kDotLanes/4, down to one,
+//     and the tail sum is added last.
+// Every step is one IEEE multiply or add (the kernels are compiled with -ffp-contract=off: no
+// FMA), so one wide register, two or four narrower ones, or a scalar loop all get the same bits.
+// Tails are scalar rather than zero-padded and masked: short rows (6 values for a free body) then
+// cost what the portable loop costs, and no wide load reads values that the previous row's update
+// stored in narrower pieces (such a load is not forwarded from the stores and waits for them).
+//
+// The update v += Y step rounds each element on its own, so it equals the portable row_axpy
+// exactly. Rows shorter than kDotLanes (per block) sum exactly as the portable row_dot does; longer
+// rows sum in another order than its left-to-right one, so the CPU's general sweep and the
+// portable one agree to rounding, not bit for bit.
+#pragma once
+
+#include "../solve_params.hpp"
+#include "../sweep_result.hpp"
+#include "../world_rows.hpp"
+
+#include <cstdint>
+
+namespace steel::simd {
+
+// The same for both precisions: 16 float lanes would leave rows of 8 to 15 values all tail.
+template <class Real> constexpr uint32_t kDotLanes = 8;
+
+// On the instruction set in use (simd_isa.hpp). The sweep and velocity_from_impulses are what the
+// solver calls; row_dot and row_axpy are here for the tests.
+template <class Real>
+SweepResult<Real> general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
+                                Real* impulse, Real* velocity);
+template <class Real>
+void velocity_from_impulses(const WorldRows<Real>& rows, const Real* impulse, Real* velocity);
+template <class Real>
+Real row_dot(const WorldRows<Real>& rows, uint32_t row, const Real* values, const Real* x);
+template <class Real>
+void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Real scale, Real* x);
+
+// One copy of each per instruction set (row_kernels_*.cpp).
+#define STEEL_DECLARE_ROW_KERNELS(isa, Real)                                                       \
+    namespace isa {                                                                                \
+    SweepResult<Real> general_sweep(const WorldRows<Real>&, const SolveParams<Real>&, Real*,       \
+                                    Real*);                                                        \
+    void velocity_from_impulses(const WorldRows<Real>&, const Real*, Real*);                       \
+    Real row_dot(const WorldRows<Real>&, uint32_t, const Real*, const Real*);                      \
+    void row_axpy(const WorldRows<Real>&, uint32_t, const Real*, Real, Real*);                     \
+    }
+STEEL_DECLARE_ROW_KERNELS(scalar, float)
+STEEL_DECLARE_ROW_KERNELS(scalar, double)
+STEEL_DECLARE_ROW_KERNELS(avx2, float)
+STEEL_DECLARE_ROW_KERNELS(avx2, double)
+STEEL_DECLARE_ROW_KERNELS(avx512, float)
+STEEL_DECLARE_ROW_KERNELS(avx512, double)
+#undef STEEL_DECLARE_ROW_KERNELS
+
+} // namespace steel::simd

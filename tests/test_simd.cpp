@@ -1,0 +1,357 @@
+// The CPU's SIMD general sweep (impl/simd/row_kernels.hpp): one canonical summation order, so
+// scalar, AVX2 and AVX-512 give the same bits; a dot product as accurate as any other order; an
+// update that equals the portable one exactly; and a sweep that agrees with the portable (GPU)
+// sweep to rounding.
+#include "error.hpp"
+#include "general_sweep.hpp"
+#include "rows_scenes.hpp"
+#include "rows_upload.hpp"
+#include "simd/row_kernels.hpp"
+#include "simd/simd_isa.hpp"
+#include "support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using steel::simd::SimdIsa;
+
+namespace {
+
+const SimdIsa kAllIsas[] = {SimdIsa::scalar, SimdIsa::avx2, SimdIsa::avx512};
+
+// The widths this processor can run; says which it cannot.
+std::vector<SimdIsa> supported_isas() {
+    std::vector<SimdIsa> isas;
+    for (SimdIsa isa : kAllIsas) {
+        if (steel::simd::simd_isa_supported(isa))
+            isas.push_back(isa);
+        else
+            MESSAGE("this processor has no ", steel::simd::simd_isa_name(isa), ": not compared");
+    }
+    return isas;
+}
+
+// Sets the width for a scope and puts the previous one back.
+class IsaScope {
+  public:
+    explicit IsaScope(SimdIsa isa) : previous_(steel::simd::set_simd_isa(isa)) {}
+    ~IsaScope() { steel::simd::set_simd_isa(previous_); }
+    IsaScope(const IsaScope&) = delete;
+    IsaScope& operator=(const IsaScope&) = delete;
+
+  private:
+    SimdIsa previous_;
+};
+
+template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// Random worlds whose rows cover whole bodies of 1 to max_dofs DOFs (so 1 to max_dofs values per
+// block), over one or two bodies, of every kind: bilateral, bounded, contact normal, box friction,
+// and cone pairs made from two consecutive rows after a normal; some rows regularized.
+scenes::RowsBuilder random_worlds(uint64_t seed, uint32_t worlds, uint32_t max_dofs) {
+    std::mt19937_64 rng(seed);
+    scenes::RowsBuilder builder;
+    for (uint32_t w = 0; w < worlds; ++w) {
+        scenes::RandomWorldSpec spec;
+        spec.body_count = 1 + uint32_t(rng() % 4);
+        spec.min_body_dofs = 1;
+        spec.max_body_dofs = max_dofs;
+        spec.row_count = 1 + uint32_t(rng() % 24);
+        const uint64_t row0 = builder.total_rows();
+        scenes::add_random_world(builder, rng, spec);
+        int32_t normal = -1;
+        for (uint32_t i = 0; i < spec.row_count; ++i) {
+            const uint64_t r = row0 + i;
+            if (builder.kind[r] == STEEL_ROW_CONTACT_NORMAL) {
+                normal = int32_t(i);
+                continue;
+            }
+            // Two tangent rows of one value each could be parallel: a singular pair.
+            const auto values = [&](uint64_t k) {
+                return builder.block_length[2 * k] + builder.block_length[2 * k + 1];
+            };
+            const bool pair_fits = i + 1 < spec.row_count &&
+                                   builder.kind[r + 1] != STEEL_ROW_CONTACT_NORMAL &&
+                                   values(r) >= 2 && values(r + 1) >= 2;
+            if (normal >= 0 && pair_fits && rng() % 3 == 0) {
+                for (uint64_t k : {r, r + 1}) {
+                    builder.kind[k] = STEEL_ROW_FRICTION_CONE;
+                    builder.normal_row[k] = normal;
+                    builder.friction[k] = 0.6;
+                }
+                ++i;
+            } else if (rng() % 5 == 0) {
+                builder.regularization[r] = 0.05;
+            }
+        }
+    }
+    return builder;
+}
+
+test::Solved solve_general(const scenes::RowsBuilder& builder, int32_t precision) {
+    const steel_batch batch = test::make_batch(builder, test::SolveSetup{precision});
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.path = STEEL_PATH_GENERAL;
+    options.iterations = 30;
+    options.tolerance = 0;
+    options.warm_start = 0;
+    options.cfm = 1e-4;
+    options.contact_regularization = 1e-3;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    test::Solved solved = test::read_all(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return solved;
+}
+
+// Rows over hand-made blocks, for the kernels one at a time: a world of `dofs` DOFs, row r with
+// blocks of lengths[r] values at offsets[r].
+template <class Real> struct KernelRows {
+    std::vector<uint32_t> block_offset, block_length;
+    std::vector<uint64_t> value_offset{0};
+    std::vector<Real> values;
+
+    void add_row(uint32_t offset0, uint32_t length0, uint32_t offset1, uint32_t length1,
+                 std::mt19937_64& rng) {
+        block_offset.insert(block_offset.end(), {offset0, offset1});
+        block_length.insert(block_length.end(), {length0, length1});
+        for (uint32_t k = 0; k < length0 + length1; ++k)
+            values.push_back(random_value(rng));
+        value_offset.push_back(values.size());
+    }
+
+    steel::WorldRows<Real> view(uint32_t dofs) const {
+        steel::WorldRows<Real> rows{};
+        rows.dof_count = dofs;
+        rows.row_count = uint32_t(value_offset.size() - 1);
+        rows.block_offset = block_offset.data();
+        rows.block_length = block_length.data();
+        rows.value_offset = value_offset.data();
+        rows.jacobian = values.data();
+        rows.response = values.data();
+        return rows;
+    }
+
+    // Signs and magnitudes over 12 orders: any change of summation order shows in the bits.
+    static Real random_value(std::mt19937_64& rng) {
+        const double magnitude = std::pow(10.0, 12.0 * scenes::uniform01(rng) - 6.0);
+        return Real(scenes::uniform01(rng) < 0.5 ? -magnitude : magnitude);
+    }
+};
+
+// Every pair of block lengths 0..40 (all the tails and block boundaries of a chunk of 8 or 16,
+// plus a few long rows, at assorted offsets in a world of 512 DOFs.
+template <class Real> KernelRows<Real> all_block_lengths(std::mt19937_64& rng) {
+    KernelRows<Real> rows;
+    std::vector<std::pair<uint32_t, uint32_t>> lengths;
+    for (uint32_t a = 0; a <= 40; ++a)
+        for (uint32_t b = 0; b <= 40; ++b)
+            if (a + b > 0) lengths.emplace_back(a, b);
+    for (uint32_t a : {63u, 64u, 65u, 127u, 128u, 129u, 200u})
+        lengths.emplace_back(a, a % 7);
+    for (const auto& [a, b] : lengths)
+        rows.add_row(uint32_t(rng() % 50), a, 250 + uint32_t(rng() % 50), b, rng);
+    return rows;
+}
+
+template <class Real> std::vector<Real> random_vector(uint32_t n, std::mt19937_64& rng) {
+    std::vector<Real> x(n);
+    for (Real& value : x)
+        value = KernelRows<Real>::random_value(rng);
+    return x;
+}
+
+// row_kernels.hpp's canonical order, one value at a time: kDotLanes partial sums over each
+// block's whole chunks, an in-order tail sum over the rest, the pairwise tree, then the tail.
+template <class Real>
+Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real* x) {
+    constexpr uint32_t lanes = steel::simd::kDotLanes<Real>;
+    Real partial[lanes] = {};
+    Real tail = 0;
+    bool whole_chunk = false;
+    const Real* value = rows.jacobian + rows.value_offset[row];
+    for (uint32_t block = 0; block < 2; ++block) {
+        const uint32_t length = rows.block_length[2 * row + block];
+        const Real* xs = x + rows.block_offset[2 * row + block];
+        uint32_t k = 0;
+        for (; k + lanes <= length; k += lanes, whole_chunk = true)
+            for (uint32_t l = 0; l < lanes; ++l)
+                partial[l] = partial[l] + value[k + l] * xs[k + l];
+        for (; k < length; ++k)
+            tail = tail + value[k] * xs[k];
+        value += length;
+    }
+    if (!whole_chunk) return tail;
+    for (uint32_t half = lanes / 2; half > 0; half /= 2)
+        for (uint32_t l = 0; l < half; ++l)
+            partial[l] = partial[l] + partial[l + half];
+    return partial[0] + tail;
+}
+
+template <class Real> void check_dot_is_canonical() {
+    std::mt19937_64 rng(7);
+    const KernelRows<Real> kernel_rows = all_block_lengths<Real>(rng);
+    const steel::WorldRows<Real> rows = kernel_rows.view(512);
+    const std::vector<Real> x = random_vector<Real>(512, rng);
+    uint32_t order_matters = 0; // rows where the in-order sum gives other bits
+    for (SimdIsa isa : supported_isas()) {
+        CAPTURE(steel::simd::simd_isa_name(isa));
+        const IsaScope scope(isa);
+        for (uint32_t row = 0; row < rows.row_count; ++row) {
+            CAPTURE(row);
+            const Real expected = canonical_dot(rows, row, x.data());
+            const Real got = steel::simd::row_dot(rows, row, rows.jacobian, x.data());
+            REQUIRE(std::memcmp(&got, &expected, sizeof(Real)) == 0);
+            if (isa == SimdIsa::scalar && steel::row_dot(rows, row, rows.jacobian, x.data()) != got)
+                ++order_matters;
+        }
+    }
+    CHECK(order_matters > rows.row_count / 4); // the comparison above has teeth
+}
+
+template <class Real> void check_dot_accuracy() {
+    std::mt19937_64 rng(11);
+    const KernelRows<Real> kernel_rows = all_block_lengths<Real>(rng);
+    const steel::WorldRows<Real> rows = kernel_rows.view(512);
+    const std::vector<Real> x = random_vector<Real>(512, rng);
+    const long double eps = std::numeric_limits<Real>::epsilon();
+    for (SimdIsa isa : supported_isas()) {
+        CAPTURE(steel::simd::simd_isa_name(isa));
+        const IsaScope scope(isa);
+        for (uint32_t row = 0; row < rows.row_count; ++row) {
+            long double exact = 0, magnitude = 0;
+            const Real* value = rows.jacobian + rows.value_offset[row];
+            uint32_t length = 0;
+            for (uint32_t block = 0; block < 2; ++block)
+                for (uint32_t k = 0; k < rows.block_length[2 * row + block]; ++k, ++length) {
+                    const long double term = (long double)(*value++) *
+                                             (long double)x[rows.block_offset[2 * row + block] + k];
+                    exact += term;
+                    magnitude += std::fabs(term);
+                }
+            const Real got = steel::simd::row_dot(rows, row, rows.jacobian, x.data());
+            CAPTURE(row);
+            CAPTURE(length);
+            CHECK(std::fabs((long double)got - exact) <= length * eps * magnitude);
+        }
+    }
+}
+
+template <class Real> void check_axpy_is_portable() {
+    std::mt19937_64 rng(13);
+    const KernelRows<Real> kernel_rows = all_block_lengths<Real>(rng);
+    const steel::WorldRows<Real> rows = kernel_rows.view(512);
+    const std::vector<Real> start = random_vector<Real>(512, rng);
+    for (SimdIsa isa : supported_isas()) {
+        CAPTURE(steel::simd::simd_isa_name(isa));
+        const IsaScope scope(isa);
+        for (uint32_t row = 0; row < rows.row_count; ++row) {
+            CAPTURE(row);
+            const Real scale = KernelRows<Real>::random_value(rng);
+            std::vector<Real> expected = start, got = start; // DOFs outside the blocks: canaries
+            steel::row_axpy(rows, row, rows.response, scale, expected.data());
+            steel::simd::row_axpy(rows, row, rows.response, scale, got.data());
+            REQUIRE(same_bits(got, expected));
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("SIMD general sweep: bit-identical impulses, velocities and stats on every width") {
+    for (const auto& [seed, max_dofs] : {std::pair<uint64_t, uint32_t>{3, 20}, {4, 200}}) {
+        const scenes::RowsBuilder builder = random_worlds(seed, 16, max_dofs);
+        for (int32_t kind = STEEL_ROW_BILATERAL; kind <= STEEL_ROW_FRICTION_CONE; ++kind)
+            CHECK(std::count(builder.kind.begin(), builder.kind.end(), kind) > 0);
+        CHECK(*std::max_element(builder.regularization.begin(), builder.regularization.end()) > 0);
+        CHECK(*std::max_element(builder.block_length.begin(), builder.block_length.end()) >
+              (max_dofs * 3) / 4);
+        for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
+            CAPTURE(max_dofs);
+            CAPTURE(precision);
+            std::vector<test::Solved> runs;
+            for (SimdIsa isa : supported_isas()) {
+                const IsaScope scope(isa);
+                runs.push_back(solve_general(builder, precision));
+            }
+            REQUIRE(!runs.empty());
+            CHECK(test::max_abs(runs[0].impulses) > 0);
+            for (const test::Solved& run : runs) {
+                CHECK(same_bits(run.impulses, runs[0].impulses));
+                CHECK(same_bits(run.velocities, runs[0].velocities));
+                CHECK(std::memcmp(run.stats.data(), runs[0].stats.data(),
+                                  run.stats.size() * sizeof(steel_world_stats)) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("SIMD dot product sums in the canonical order on every width, float32 and float64") {
+    check_dot_is_canonical<float>();
+    check_dot_is_canonical<double>();
+}
+
+TEST_CASE("SIMD dot product is within length * eps * sum |J x| of a long double reference") {
+    check_dot_accuracy<float>();
+    check_dot_accuracy<double>();
+}
+
+TEST_CASE("SIMD update v += Y step equals the portable one bit for bit and stays in its blocks") {
+    check_axpy_is_portable<float>();
+    check_axpy_is_portable<double>();
+}
+
+TEST_CASE("SIMD general sweep agrees with the portable (GPU) sweep to 1e-12 relative") {
+    const scenes::RowsBuilder builder = random_worlds(5, 32, 40);
+    const steel_rows_desc desc = builder.desc();
+    steel::RowSet<double> set;
+    try {
+        set = steel::build_row_set<double>(desc, builder.world_count(), 0.0, 0.0);
+    } catch (const steel::Error& error) {
+        FAIL(error.message);
+    }
+    const steel::SolveParams<double> params{1e-4, 1e-3};
+    for (SimdIsa isa : supported_isas()) {
+        CAPTURE(steel::simd::simd_isa_name(isa));
+        const IsaScope scope(isa);
+        for (uint32_t w = 0; w < set.world_count; ++w) {
+            const steel::WorldRows<double> rows = steel::world_rows(set, w);
+            std::vector<double> impulse_simd(rows.row_count, 0.0), velocity_simd(rows.dof_count);
+            std::vector<double> impulse_portable = impulse_simd, velocity_portable = velocity_simd;
+            steel::velocity_from_impulses(rows, impulse_simd.data(), velocity_simd.data());
+            steel::portable_velocity_from_impulses(rows, impulse_portable.data(),
+                                                   velocity_portable.data());
+            REQUIRE(same_bits(velocity_simd, velocity_portable));
+            for (uint32_t sweep = 0; sweep < 20; ++sweep) {
+                steel::general_sweep(rows, params, impulse_simd.data(), velocity_simd.data());
+                steel::portable_general_sweep(rows, params, impulse_portable.data(),
+                                              velocity_portable.data());
+            }
+            const double scale = std::max(1.0, test::max_abs(impulse_portable));
+            CAPTURE(w);
+            CHECK(test::max_abs_diff(impulse_simd, impulse_portable) <= 1e-12 * scale);
+            CHECK(test::max_abs_diff(velocity_simd, velocity_portable) <=
+                  1e-12 * std::max(1.0, test::max_abs(velocity_portable)));
+        }
+    }
+}
+
+TEST_CASE("the SIMD width can be narrowed and put back") {
+    CHECK(steel::simd::simd_isa_supported(SimdIsa::scalar));
+    const SimdIsa in_use = steel::simd::simd_isa();
+    CHECK(steel::simd::simd_isa_supported(in_use));
+    {
+        const IsaScope scope(SimdIsa::scalar);
+        CHECK(steel::simd::simd_isa() == SimdIsa::scalar);
+    }
+    CHECK(steel::simd::simd_isa() == in_use);
+}
