@@ -3,26 +3,19 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 namespace steel::colored {
 
 namespace {
 
-PackIsa widest_supported() {
+PackIsa initial_isa() {
+    if (const char* asked = std::getenv("STEEL_SIMD"))
+        for (PackIsa isa : {PackIsa::scalar, PackIsa::avx2, PackIsa::avx512})
+            if (std::strcmp(asked, pack_isa_name(isa)) == 0 && pack_isa_supported(isa)) return isa;
     if (pack_isa_supported(PackIsa::avx512)) return PackIsa::avx512;
     if (pack_isa_supported(PackIsa::avx2)) return PackIsa::avx2;
     return PackIsa::scalar;
-}
-
-PackIsa initial_isa() {
-    PackIsa isa = widest_supported();
-    if (const char* asked = std::getenv("STEEL_SIMD")) {
-        PackIsa narrower = isa;
-        if (std::strcmp(asked, "scalar") == 0) narrower = PackIsa::scalar;
-        if (std::strcmp(asked, "avx2") == 0) narrower = PackIsa::avx2;
-        if (int32_t(narrower) < int32_t(isa) && pack_isa_supported(narrower)) isa = narrower;
-    }
-    return isa;
 }
 
 std::atomic<int32_t>& current() {
@@ -32,34 +25,8 @@ std::atomic<int32_t>& current() {
 
 } // namespace
 
-bool pack_isa_supported(PackIsa isa) {
-#if defined(__x86_64__) || defined(__i386__)
-    switch (isa) {
-    case PackIsa::avx512:
-        return __builtin_cpu_supports("avx512f");
-    case PackIsa::avx2:
-        return __builtin_cpu_supports("avx2");
-    default:
-        return true;
-    }
-#else
-    return isa == PackIsa::scalar;
-#endif
-}
-
 PackIsa pack_isa() {
     return PackIsa(current().load(std::memory_order_relaxed));
-}
-
-const char* pack_isa_name(PackIsa isa) {
-    switch (isa) {
-    case PackIsa::avx512:
-        return "avx512";
-    case PackIsa::avx2:
-        return "avx2";
-    default:
-        return "scalar";
-    }
 }
 
 PackIsa set_pack_isa(PackIsa isa) {

@@ -1,9 +1,13 @@
 // Solving contact packs (colored_plan.hpp) with the widest SIMD the processor has: AVX-512,
 // AVX2 or plain scalar code, chosen once at run time. Every choice gives bit-identical results
-// (contact_pack_kernel.inc says why), so the choice is about speed only. The environment
-// variable STEEL_SIMD=scalar|avx2|avx512 narrows it (never beyond what the processor has).
+// (contact_pack_kernel.inc says why), so the choice is about speed only. Unlike the general
+// sweep (impl/simd/simd_isa.hpp, AVX2 by default) the packs take AVX-512 where it exists: a lane
+// is a whole contact, and wider registers solve more of them at once (bench/RESULTS.md,
+// bench_modes). The environment variable STEEL_SIMD=scalar|avx2|avx512 picks another width the
+// processor has, for both.
 #pragma once
 
+#include "../simd/simd_isa.hpp"
 #include "../solve_params.hpp"
 #include "../sweep_result.hpp"
 #include "colored_plan.hpp"
@@ -12,12 +16,17 @@
 
 namespace steel::colored {
 
-enum class PackIsa : int32_t { scalar = 0, avx2 = 1, avx512 = 2 };
+using PackIsa = simd::SimdIsa;
 
-bool pack_isa_supported(PackIsa isa); // by this processor (and this build)
-PackIsa pack_isa();                   // the one in use: widest supported, narrowed by STEEL_SIMD
-const char* pack_isa_name(PackIsa isa);
-// Tests: run with `isa` from now on (must be supported); returns the previous one.
+inline bool pack_isa_supported(PackIsa isa) {
+    return simd::simd_isa_supported(isa);
+}
+inline const char* pack_isa_name(PackIsa isa) {
+    return simd::simd_isa_name(isa);
+}
+PackIsa pack_isa(); // the one in use
+// Tests: run with `isa` from now on (must be supported); returns the previous one. Not for use
+// while another thread solves.
 PackIsa set_pack_isa(PackIsa isa);
 
 // Solves packs [first, last) once each, in order, lane by lane; returns the sweep's residual

@@ -2,4 +2,5 @@
 // must match bit for bit.
 #define STEEL_PACK_ISA scalar
 #define STEEL_PACK_VECTOR_BYTES 0
+#define STEEL_PACK_TARGET
 #include "contact_pack_kernel.inc"
