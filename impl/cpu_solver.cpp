@@ -289,10 +289,18 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         stats.first_residual = outcome.first_residual;
         stats.momentum_restarts = outcome.restarts;
     };
-    if (within_world)
+    if (within_world) {
         for (uint32_t w = 0; w < world_count; ++w) solve_one(w, 0);
-    else
-        pool.parallel_for(world_count, solve_one);
+    } else {
+        // Threads take runs of neighbouring worlds, not single worlds: a world rewrites its
+        // impulses and velocities every sweep, and two threads on neighbouring small worlds would
+        // share those cache lines. At least four runs per thread keep the load balanced.
+        const uint32_t run = std::max(1u, std::min(16u, world_count / (4 * pool.thread_count())));
+        const uint32_t runs = (world_count + run - 1) / run;
+        pool.parallel_for(runs, [&](uint32_t r, uint32_t thread) {
+            for (uint32_t w = r * run; w < std::min(world_count, (r + 1) * run); ++w) solve_one(w, thread);
+        });
+    }
     state.solved = true;
 }
 

@@ -3,7 +3,8 @@
 namespace steel {
 
 ThreadPool::ThreadPool(uint32_t thread_count) {
-    for (uint32_t t = 1; t < thread_count; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
+    for (uint32_t t = 1; t < thread_count; ++t)
+        workers_.emplace_back([this, t] { worker_loop(t); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -12,7 +13,8 @@ ThreadPool::~ThreadPool() {
         stopping_ = true;
     }
     wake_.notify_all();
-    for (std::thread& worker : workers_) worker.join();
+    for (std::thread& worker : workers_)
+        worker.join();
 }
 
 void ThreadPool::drain(uint32_t thread) {
@@ -25,7 +27,8 @@ void ThreadPool::drain(uint32_t thread) {
 
 void ThreadPool::parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>& task) {
     if (workers_.empty() || count <= 1) {
-        for (uint32_t i = 0; i < count; ++i) task(i, 0);
+        for (uint32_t i = 0; i < count; ++i)
+            task(i, 0);
         return;
     }
     {
@@ -33,13 +36,14 @@ void ThreadPool::parallel_for(uint32_t count, const std::function<void(uint32_t,
         task_ = &task;
         count_ = count;
         next_.store(0, std::memory_order_relaxed);
-        busy_ = uint32_t(workers_.size());
         ++generation_;
     }
     wake_.notify_all();
     drain(0);
+    // Every index is claimed now. Wait only for the workers that joined this job: one that wakes
+    // later finds no work and stays out, so a slow wake-up never holds up the caller.
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
+    done_.wait(lock, [this] { return active_ == 0; });
     task_ = nullptr;
 }
 
@@ -51,11 +55,14 @@ void ThreadPool::worker_loop(uint32_t thread) {
             wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
             if (stopping_) return;
             seen = generation_;
+            // Join the job only while it has unclaimed work; the caller waits for those who join.
+            if (task_ == nullptr || next_.load(std::memory_order_relaxed) >= count_) continue;
+            ++active_;
         }
         drain(thread);
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            --busy_;
+            --active_;
         }
         done_.notify_one();
     }

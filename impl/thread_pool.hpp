@@ -40,7 +40,7 @@ class ThreadPool {
     uint32_t count_ = 0;
     std::atomic<uint32_t> next_{0};
     uint64_t generation_ = 0;
-    uint32_t busy_ = 0;
+    uint32_t active_ = 0; // workers inside drain() for the current job
     bool stopping_ = false;
 };
 

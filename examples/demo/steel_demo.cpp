@@ -499,22 +499,30 @@ int run_random(const Settings& settings, const steel_solve_options& options) {
 
 // ---- scene mode: the example scenes, one world each, built and solved in one batch ---------------
 
-int run_scenes(const Settings& settings, const steel_solve_options& options) {
-    struct Scene {
-        const char* name;
-        void (*add)(scenes::SceneBuilder&);
-    } const list[] = {
-        {"box stack of 5", [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 5); }},
-        {"box pile of 20", [](scenes::SceneBuilder& b) { scenes::add_box_pile(b, 20); }},
-        {"7-DOF arm, box in grasp", [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
-        {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
-        {"four-bar linkage", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
-    };
+struct Scene {
+    const char* name;
+    void (*add)(scenes::SceneBuilder&);
+};
+const Scene scene_list[] = {
+    {"box stack of 5", [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 5); }},
+    {"box pile of 20", [](scenes::SceneBuilder& b) { scenes::add_box_pile(b, 20); }},
+    {"7-DOF arm, box in grasp", [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
+    {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
+    {"four-bar linkage", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
+};
+
+scenes::SceneBuilder example_scenes() {
     scenes::SceneBuilder builder;
-    for (const Scene& scene : list) {
+    for (const Scene& scene : scene_list) {
         builder.begin_world();
         scene.add(builder);
     }
+    return builder;
+}
+
+int run_scenes(const Settings& settings, const steel_solve_options& options) {
+    const auto& list = scene_list;
+    const scenes::SceneBuilder builder = example_scenes();
     ScopedBatch batch(builder.world_count(), settings.threads, settings.precision);
     check(steel_batch_set_options(batch.handle(), &options), "steel_batch_set_options");
     const steel_scene_desc desc = builder.desc();
@@ -555,6 +563,58 @@ int run_scenes(const Settings& settings, const steel_solve_options& options) {
     return failures;
 }
 
+// The same scenes solved the three ways SPEC 7 describes. The propagation response swept serially
+// is the immediate response's iteration, so their velocities must agree to rounding; colored
+// sweeps visit contacts in another order and meet them at convergence.
+int run_scene_modes(const Settings& settings, const steel_solve_options& options) {
+    if (options.nesterov_momentum) return 0; // momentum needs the immediate response
+    struct Mode {
+        const char* name;
+        int32_t response, solve_mode;
+    } const modes[] = {{"immediate, serial", STEEL_RESPONSE_IMMEDIATE, STEEL_SOLVE_SERIAL},
+                       {"propagation, serial", STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL},
+                       {"propagation, colored", STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED}};
+    const scenes::SceneBuilder builder = example_scenes();
+    const steel_scene_desc desc = builder.desc();
+    std::printf("The same scenes with the propagation response and colored sweeps (SPEC 7; %u sweeps)\n",
+                options.iterations);
+    std::printf("  %-22s %10s %28s\n", "mode", "solve", "largest |v - v_immediate|");
+    std::vector<double> reference;
+    int failures = 0;
+    for (const Mode& mode : modes) {
+        steel_solve_options mode_options = options;
+        mode_options.articulated_contact_response = mode.response;
+        mode_options.solve_mode = mode.solve_mode;
+        ScopedBatch batch(builder.world_count(), settings.threads, settings.precision);
+        check(steel_batch_set_options(batch.handle(), &mode_options), "steel_batch_set_options");
+        check(steel_batch_upload_scene(batch.handle(), &desc), "steel_batch_upload_scene");
+        check(steel_batch_solve(batch.handle()), "steel_batch_solve"); // builds the propagation set
+        const auto start = std::chrono::steady_clock::now();
+        check(steel_batch_solve(batch.handle()), "steel_batch_solve");
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        uint64_t count = 0;
+        check(steel_batch_read_velocities(batch.handle(), nullptr, 0, &count), "steel_batch_read_velocities");
+        std::vector<double> velocity(count);
+        check(steel_batch_read_velocities(batch.handle(), velocity.data(), count, nullptr),
+              "steel_batch_read_velocities");
+        if (reference.empty()) reference = velocity;
+        double difference = 0, largest = 0;
+        for (size_t k = 0; k < velocity.size(); ++k) {
+            difference = std::max(difference, std::fabs(velocity[k] - reference[k]));
+            largest = std::max(largest, std::fabs(reference[k]));
+        }
+        // Serial propagation is the same iteration: only rounding may differ.
+        const double rounding = settings.precision == STEEL_PRECISION_FLOAT32 ? 1e-3 : 1e-9;
+        const bool same_iteration = mode.solve_mode == STEEL_SOLVE_SERIAL;
+        const bool ok = !same_iteration || difference <= rounding * (1 + largest);
+        std::printf("  %-22s %10s %28.3e%s\n", mode.name, format_time(seconds).c_str(), difference,
+                    same_iteration ? (ok ? "  (same iteration: ok)" : "  (same iteration: FAILED)") : "");
+        if (!ok) ++failures;
+    }
+    std::printf("\n");
+    return failures;
+}
+
 int main(int argc, char** argv) {
     const Settings settings = parse_settings(argc, argv);
 
@@ -589,6 +649,7 @@ int main(int argc, char** argv) {
     int failures = run_stacks(settings, options);
     failures += run_random(settings, options);
     failures += run_scenes(settings, options);
+    failures += run_scene_modes(settings, options);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
