@@ -125,29 +125,35 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
 }
 
 // Runs packs [first, last) of a color: on this thread, or, for a world that has the pool to
-// itself, in tasks of kPacksPerTask packs over the pool. The packs of a color are independent
-// and the merge (a max, a sum of zeros) does not depend on order, so the split changes nothing
-// in the results.
-constexpr uint32_t kPacksPerTask = 8;
+// itself and a color of at least kMinPacksToSplit packs, in tasks of kPacksPerTask packs over the
+// pool. The packs of a color are independent and the merge (a max, a sum of zeros) does not
+// depend on order, so the split changes nothing in the results. Smaller colors stay on one
+// thread: a wake-up per color per sweep cost more than it saved below this size on the 2-vCPU
+// machine measured (bench/RESULTS.md), and tasks of neighbouring packs keep threads off each
+// other's cache lines.
+constexpr uint32_t kPacksPerTask = 32;
+constexpr uint32_t kMinPacksToSplit = 256;
 
 template <class Real> struct PackRunner {
     const colored::ColoredPlan<Real>* plan;
     ThreadPool* pool; // null: this thread
     std::vector<SweepResult<Real>>* partial;
 
-    SweepResult<Real> operator()(uint32_t first, uint32_t last, const SolveParams<Real>& params, Real* impulse,
-                                 Real* velocity) const {
-        if (!pool || last - first < 2 * kPacksPerTask)
+    SweepResult<Real> operator()(uint32_t first, uint32_t last, const SolveParams<Real>& params,
+                                 Real* impulse, Real* velocity) const {
+        if (!pool || last - first < kMinPacksToSplit)
             return colored::solve_packs(plan->packs, first, last, params, impulse, velocity);
         const uint32_t tasks = (last - first + kPacksPerTask - 1) / kPacksPerTask;
         partial->assign(tasks, SweepResult<Real>{});
         pool->parallel_for(tasks, [&](uint32_t task, uint32_t) {
             const uint32_t begin = first + task * kPacksPerTask;
             const uint32_t end = std::min(last, begin + kPacksPerTask);
-            (*partial)[task] = colored::solve_packs(plan->packs, begin, end, params, impulse, velocity);
+            (*partial)[task] =
+                colored::solve_packs(plan->packs, begin, end, params, impulse, velocity);
         });
         SweepResult<Real> result;
-        for (const SweepResult<Real>& part : *partial) colored::merge(result, part);
+        for (const SweepResult<Real>& part : *partial)
+            colored::merge(result, part);
         return result;
     }
 };
@@ -183,7 +189,8 @@ WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& se
     WorldOutcome outcome = run_sweeps<Real>(
         SweepSettings{options.iterations, options.tolerance}, history,
         [&] {
-            return colored ? colored::colored_sweep(*colored->plan, world, w, params, impulse, run_packs)
+            return colored ? colored::colored_sweep(*colored->plan, world, w, params, impulse,
+                                                    run_packs)
                            : propagation::propagation_sweep(world, w, params, impulse);
         },
         [](double) { return false; });
@@ -211,8 +218,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     }
     const bool colored = options.solve_mode == STEEL_SOLVE_COLORED;
     if (colored && !state.colored)
-        state.colored =
-            std::make_unique<colored::ColoredPlan<Real>>(colored::build_colored_plan(set, *state.propagation));
+        state.colored = std::make_unique<colored::ColoredPlan<Real>>(
+            colored::build_colored_plan(set, *state.propagation));
 
     state.world_path.resize(world_count);
     uint64_t scratch_size = 0;
@@ -261,7 +268,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
 
     // Colored worlds fewer than the threads: one world at a time, its colors split over the
     // pool. Otherwise the worlds are spread over the pool, each on one thread.
-    const bool within_world = colored && pool.thread_count() > 1 && world_count < pool.thread_count();
+    const bool within_world =
+        colored && pool.thread_count() > 1 && world_count < pool.thread_count();
     std::vector<SweepResult<Real>> partial;
     const PackRunner<Real> on_thread{state.colored.get(), nullptr, nullptr};
     const PackRunner<Real> on_pool{state.colored.get(), &pool, &partial};
@@ -290,7 +298,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         stats.momentum_restarts = outcome.restarts;
     };
     if (within_world) {
-        for (uint32_t w = 0; w < world_count; ++w) solve_one(w, 0);
+        for (uint32_t w = 0; w < world_count; ++w)
+            solve_one(w, 0);
     } else {
         // Threads take runs of neighbouring worlds, not single worlds: a world rewrites its
         // impulses and velocities every sweep, and two threads on neighbouring small worlds would
@@ -298,7 +307,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         const uint32_t run = std::max(1u, std::min(16u, world_count / (4 * pool.thread_count())));
         const uint32_t runs = (world_count + run - 1) / run;
         pool.parallel_for(runs, [&](uint32_t r, uint32_t thread) {
-            for (uint32_t w = r * run; w < std::min(world_count, (r + 1) * run); ++w) solve_one(w, thread);
+            for (uint32_t w = r * run; w < std::min(world_count, (r + 1) * run); ++w)
+                solve_one(w, thread);
         });
     }
     state.solved = true;

@@ -201,8 +201,24 @@ TEST_CASE("colored: bit-identical for any thread count and on every SIMD width")
 }
 
 TEST_CASE("colored: a world larger than the rest split over threads gives the same bits") {
-    // One big world: fewer worlds than threads, so each color's packs are spread over the pool.
-    SceneBuilder builder = random_piles(1, 300, 3000, 7);
+    // One big world: fewer worlds than threads, so a color of at least 256 packs is spread over
+    // the pool. 5,000 boxes each on the ground make one color of 5,000 contacts (625 packs in
+    // float64, 313 in float32); random contacts between them add smaller colors.
+    SceneBuilder builder;
+    builder.begin_world();
+    for (int32_t box = 0; box < 5000; ++box)
+        builder.add_body(scenes::free_box(1.0 + 0.001 * box, {0.5, 0.5, 0.5}, {1.1 * box, 0, 0.5}));
+    for (int32_t box = 0; box < 5000; ++box) // first, so all of them take color 0
+        builder.add_contact(ContactSpec{box, -1, {1.1 * box, 0.2, 0}, {0, 0, 1}, -0.001, 0.5, 0});
+    std::mt19937 rng(7);
+    for (int c = 0; c < 2000; ++c) {
+        const int32_t a = int32_t(rng() % 5000), b = int32_t((a + 1 + rng() % 4998) % 5000);
+        builder.add_contact(
+            ContactSpec{a, b, {1.1 * a + 0.5, 0, 0.5}, {0.6, 0, 0.8}, -0.002, 0.4, 0});
+    }
+    const Built built = build(builder.desc());
+    REQUIRE(built.plan.color_pack_offset[1] - built.plan.color_pack_offset[0] ==
+            625); // split: >= 256
     const steel_scene_desc desc = builder.desc();
     for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
         CAPTURE(precision);
