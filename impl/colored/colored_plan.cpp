@@ -41,7 +41,8 @@ bool packable(const RowSet<Real>& rows, const propagation::PropagationSet<Real>&
 
 template <class Real>
 void add_pack_lane(ContactPacks<Real>& packs, uint32_t pack, uint32_t lane,
-                   const RowSet<Real>& rows, uint32_t row0, const Contact& contact) {
+                   const RowSet<Real>& rows, const propagation::PropagationSet<Real>& set,
+                   uint32_t row0, const Contact& contact) {
     constexpr uint32_t L = ContactPacks<Real>::lanes;
     for (uint32_t r = 0; r < 3; ++r) {
         const uint32_t row = row0 + contact.first + r;
@@ -59,7 +60,7 @@ void add_pack_lane(ContactPacks<Real>& packs, uint32_t pack, uint32_t lane,
         }
         const size_t at = (size_t(pack) * 3 + r) * L + lane;
         packs.bias[at] = rows.bias[row];
-        packs.jy[at] = rows.jy[row];
+        packs.jy[at] = set.denominator[row]; // the propagation denominator, as serial sweeps use
         packs.regularization[at] = rows.regularization[row];
         packs.impulse_index[at] = int32_t(contact.first + r);
     }
@@ -155,7 +156,7 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
                     pack = new_pack(plan.packs);
                     lane = 0;
                 }
-                add_pack_lane(plan.packs, pack, lane++, rows, row0, contact);
+                add_pack_lane(plan.packs, pack, lane++, rows, set, row0, contact);
             }
             plan.color_pack_offset.push_back(plan.packs.count);
             plan.color_contact_offset.push_back(uint32_t(plan.contact_rows.size() / 2));

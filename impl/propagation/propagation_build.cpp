@@ -53,16 +53,6 @@ std::vector<int32_t> add_trees(const scene::WorldRecord& world, uint32_t world_i
     return first_body;
 }
 
-// Which articulation a block starting at world-local DOF `offset` belongs to.
-size_t articulation_at(const scene::WorldRecord& world, uint32_t offset) {
-    for (size_t a = 0; a < world.articulations.size(); ++a)
-        if (world.articulations[a].first_dof == offset &&
-            world.articulations[a].model.dof_count() > 0)
-            return a;
-    fail(STEEL_ERROR_INTERNAL,
-         format("propagation response: no articulation starts at DOF %u", offset));
-}
-
 // The terms, kept blocks and denominators of one world's rows, and its touched bodies' responses.
 template <class Real>
 void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& rows,
@@ -83,10 +73,12 @@ void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& r
                      "STEEL_RESPONSE_IMMEDIATE (SPEC 7); upload the scene with friction_model BOX",
                      w, r));
         uint8_t immediate = 0;
+        // A block covers one whole articulation; it stays immediate unless its DOFs are a tree's.
         for (uint32_t block = 0; block < 2; ++block) {
             if (rows.block_length[2 * size_t(global) + block] == 0) continue;
-            const size_t a = articulation_at(world, rows.block_offset[2 * size_t(global) + block]);
-            if (first_body[a] < 0) immediate = uint8_t(immediate | (1u << block));
+            const uint32_t first_dof =
+                rows.world_dof_offset[w] + rows.block_offset[2 * size_t(global) + block];
+            if (out.dof_body[first_dof] < 0) immediate = uint8_t(immediate | (1u << block));
         }
         out.immediate_blocks.push_back(immediate);
         for (uint32_t t = world.term_offset[r]; t < world.term_offset[r + 1]; ++t) {
