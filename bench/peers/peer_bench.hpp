@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,38 @@ void print_skip(const std::string& engine, const std::string& variant, const std
                 const std::string& why);
 
 double now_seconds();
+
+// The loop every peer runner shares: for each thread and sweep count of `options`,
+// `prepare(sweeps)` sets the engine's sweep count, the copies (`worlds`, one per copy) are timed,
+// `before_residual` runs, copy 0 steps once more for the residual, and one Result line is printed.
+// A World has step() -> StepTimes, velocities() and count_rows(rows, row_dofs).
+template <class World>
+void run_copies(const Scene& scene, const std::vector<std::unique_ptr<World>>& worlds,
+                const Options& options, const std::string& engine, const std::string& variant,
+                const std::function<void(uint32_t sweeps)>& prepare,
+                const std::function<void()>& thread_init = {},
+                const std::function<void()>& before_residual = {}) {
+    const uint32_t copies = uint32_t(worlds.size());
+    for (uint32_t threads : options.threads)
+        for (uint32_t sweeps : options.sweeps) {
+            prepare(sweeps);
+            Result r;
+            r.engine = engine;
+            r.variant = variant;
+            r.scene = scene.name;
+            r.copies = copies;
+            r.sweeps = sweeps;
+            r.threads = threads;
+            r.note = threads > 1 ? "copies split over threads" : "";
+            r.batch = time_batch(
+                copies, threads, options.quick, [&](uint32_t c) { return worlds[c]->step(); },
+                thread_init);
+            if (before_residual) before_residual();
+            worlds[0]->step();
+            r.residual = contact_normal_residual(scene, worlds[0]->velocities());
+            worlds[0]->count_rows(r.rows, r.row_dofs);
+            print_result(r);
+        }
+}
 
 } // namespace peers

@@ -118,12 +118,15 @@ class BulletWorld {
         return v;
     }
 
-    uint32_t rows() const { return timed_->rows; }
+    void count_rows(uint32_t& rows, double& row_dofs) const {
+        rows = timed_->rows;
+        row_dofs = count_row_dofs();
+    }
 
     // Bullet's rows span 6 DOFs per rigid body; a multibody row spans the multibody's 6 base
     // DOFs plus its joint DOFs (Bullet stores it at that length even for a fixed base). Limit
     // rows exist only while a limit is reached (none at rest here).
-    double row_dofs() const {
+    double count_row_dofs() const {
         const auto side = [&](int32_t body) -> double {
             if (body < 0) return 0;
             const BodyRef& ref = refs_[size_t(body)];
@@ -308,26 +311,11 @@ void run_scene(const SceneEntry& entry, const Options& options) {
         std::vector<std::unique_ptr<BulletWorld>> worlds;
         for (uint32_t c = 0; c < copies; ++c)
             worlds.push_back(std::make_unique<BulletWorld>(s));
-        for (uint32_t threads : options.threads)
-            for (uint32_t sweeps : options.sweeps) {
-                for (auto& w : worlds)
-                    w->set_sweeps(sweeps);
-                Result r;
-                r.engine = "bullet";
-                r.variant = s.articulated ? "multibody" : "sequential-impulse";
-                r.scene = s.name;
-                r.copies = copies;
-                r.sweeps = sweeps;
-                r.threads = threads;
-                r.note = threads > 1 ? "copies split over threads" : "";
-                r.batch = time_batch(copies, threads, options.quick,
-                                     [&](uint32_t c) { return worlds[c]->step(); });
-                worlds[0]->step();
-                r.residual = contact_normal_residual(s, worlds[0]->velocities());
-                r.rows = worlds[0]->rows();
-                r.row_dofs = worlds[0]->row_dofs();
-                print_result(r);
-            }
+        run_copies(s, worlds, options, "bullet", s.articulated ? "multibody" : "sequential-impulse",
+                   [&](uint32_t sweeps) {
+                       for (auto& w : worlds)
+                           w->set_sweeps(sweeps);
+                   });
     }
 }
 

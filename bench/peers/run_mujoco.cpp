@@ -85,10 +85,13 @@ class MujocoWorld {
         return out;
     }
 
-    uint32_t rows() const { return uint32_t(d_->nefc); }
-
-    // A contact row's Jacobian is nonzero on the DOFs from each body up to its tree's root.
-    double row_dofs() const {
+    // MuJoCo's rows (nefc); a contact row's Jacobian is nonzero on the DOFs from each body up to
+    // its tree's root.
+    void count_rows(uint32_t& rows, double& row_dofs) const {
+        rows = uint32_t(d_->nefc);
+        row_dofs = count_row_dofs();
+    }
+    double count_row_dofs() const {
         double total = 0;
         for (const Contact& c : scene_.contacts)
             total += 4.0 * (chain_dofs(scene_, c.body_a) + chain_dofs(scene_, c.body_b));
@@ -150,25 +153,8 @@ void run_scene(const SceneEntry& entry, const Options& options) {
         std::vector<std::unique_ptr<MujocoWorld>> worlds;
         for (uint32_t c = 0; c < copies; ++c)
             worlds.push_back(std::make_unique<MujocoWorld>(s, m));
-        for (uint32_t threads : options.threads)
-            for (uint32_t sweeps : options.sweeps) {
-                m->opt.iterations = int(sweeps);
-                Result r;
-                r.engine = "mujoco";
-                r.variant = "pgs";
-                r.scene = s.name;
-                r.copies = copies;
-                r.sweeps = sweeps;
-                r.threads = threads;
-                r.note = threads > 1 ? "copies split over threads" : "";
-                r.batch = time_batch(copies, threads, options.quick,
-                                     [&](uint32_t c) { return worlds[c]->step(); });
-                worlds[0]->step();
-                r.residual = contact_normal_residual(s, worlds[0]->velocities());
-                r.rows = worlds[0]->rows();
-                r.row_dofs = worlds[0]->row_dofs();
-                print_result(r);
-            }
+        run_copies(s, worlds, options, "mujoco", "pgs",
+                   [&](uint32_t sweeps) { m->opt.iterations = int(sweeps); });
     }
     mj_deleteModel(m);
 }

@@ -157,27 +157,14 @@ void run_scene(const SceneEntry& entry, const Options& options) {
         std::vector<std::unique_ptr<OdeWorld>> worlds;
         for (uint32_t c = 0; c < copies; ++c)
             worlds.push_back(std::make_unique<OdeWorld>(s));
-        for (uint32_t threads : options.threads)
-            for (uint32_t sweeps : options.sweeps) {
+        run_copies(
+            s, worlds, options, "ode", "quickstep",
+            [&](uint32_t sweeps) {
                 for (auto& w : worlds)
                     w->set_sweeps(sweeps);
-                Result r;
-                r.engine = "ode";
-                r.variant = "quickstep";
-                r.scene = s.name;
-                r.copies = copies;
-                r.sweeps = sweeps;
-                r.threads = threads;
-                r.note = threads > 1 ? "copies split over threads" : "";
-                r.batch = time_batch(
-                    copies, threads, options.quick, [&](uint32_t c) { return worlds[c]->step(); },
-                    [] { dAllocateODEDataForThread(dAllocateMaskAll); });
-                dRandSetSeed(1); // ODE reorders rows at random: make the residual repeatable
-                worlds[0]->step();
-                r.residual = contact_normal_residual(s, worlds[0]->velocities());
-                worlds[0]->count_rows(r.rows, r.row_dofs);
-                print_result(r);
-            }
+            },
+            [] { dAllocateODEDataForThread(dAllocateMaskAll); },
+            [] { dRandSetSeed(1); }); // ODE reorders rows at random: make the residual repeatable
     }
 }
 
