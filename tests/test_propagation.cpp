@@ -5,6 +5,7 @@
 #include "dense_cholesky.hpp"
 #include "propagation/propagation_build.hpp"
 #include "robot_scenes.hpp"
+#include "rows_builder.hpp"
 #include "rows_upload.hpp"
 #include "scene/scene_rows.hpp"
 #include "scene_support.hpp"
@@ -247,22 +248,14 @@ TEST_CASE("propagation: what it cannot solve is refused with a message") {
         CHECK(steel_batch_read_impulses(batch, nullptr, 0, &count) ==
               STEEL_ERROR_NO_DATA); // nothing half-done
 
-        const double velocity[1] = {-1}, jacobian[1] = {1}, response[1] = {1}, bias[1] = {0};
-        const uint32_t dofs[1] = {1}, row_counts[1] = {1}, offsets[2] = {0, 0}, lengths[2] = {1, 0};
-        const int32_t kinds[1] = {STEEL_ROW_CONTACT_NORMAL};
-        steel_rows_desc rows;
-        steel_rows_desc_default(&rows);
-        rows.world_dof_counts = dofs;
-        rows.world_count = 1;
-        rows.world_row_counts = row_counts;
-        rows.unconstrained_velocity = velocity;
-        rows.block_offset = offsets;
-        rows.block_length = lengths;
-        rows.value_count = 1;
-        rows.jacobian = jacobian;
-        rows.response = response;
-        rows.bias = bias;
-        rows.kind = kinds;
+        scenes::RowsBuilder builder_rows; // one contact on one DOF
+        builder_rows.begin_world({-1.0});
+        scenes::Row row;
+        row.blocks[0].jacobian = {1.0};
+        row.blocks[0].response = {1.0};
+        row.kind = STEEL_ROW_CONTACT_NORMAL;
+        builder_rows.add_row(row);
+        const steel_rows_desc rows = builder_rows.desc();
         REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
         CHECK(steel_batch_solve(batch) == STEEL_ERROR_INVALID_ARGUMENT);
         CHECK(std::string(steel_last_error_message()).find("needs a scene upload") !=
