@@ -50,9 +50,6 @@ template <class Real> struct ColoredPlan {
     // contact, named by the unit's first world-local DOF, -1 for none; for tests and diagnostics.
     std::vector<uint8_t> row_color;
     std::vector<int32_t> row_unit_a, row_unit_b;
-    uint32_t color_count(uint32_t world) const {
-        return world_color_offset[world + 1] - world_color_offset[world];
-    }
 };
 
 // Colors every world's contacts. Needs the propagation set of the same rows (which blocks are

@@ -43,8 +43,6 @@ template <class Real> struct PropagationSet {
     std::vector<int32_t> term_body;
     std::vector<uint32_t> term_dof; // world-local DOF of a joint-space entry
     std::vector<Real> term_value;   // [6 * terms]: the force, or the entry in value 0
-
-    uint32_t body_count() const { return world_body_offset.empty() ? 0 : world_body_offset.back(); }
 };
 
 } // namespace steel::propagation
