@@ -5,7 +5,7 @@
 #pragma once
 
 #include "../classify.hpp"
-#include "device_rows.cuh"
+#include "rows_view.cuh"
 #include "warp_rows.cuh"
 
 namespace steel::cuda {

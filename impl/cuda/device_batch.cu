@@ -7,13 +7,10 @@
 #include "device_backend.hpp"
 
 #include "../batch.hpp"
-#include "classify_kernel.cuh"
 #include "cuda_check.cuh"
-#include "dense_kernel.cuh"
 #include "device_buffer.cuh"
 #include "device_rows.cuh"
-#include "general_kernel.cuh"
-#include "values_kernels.cuh"
+#include "kernel_launches.cuh"
 
 #include <algorithm>
 #include <variant>
@@ -22,12 +19,6 @@
 namespace steel::cuda {
 
 namespace {
-
-constexpr uint32_t kWarpsPerBlock = 4;
-// The dense kernel holds A in shared memory: (32^2 + 64) doubles is 8.7 KB a warp, 35 KB a
-// block of 4 warps, inside the 48 KB every device gives without opting in.
-constexpr uint32_t kDeviceDenseMaxRows = 32;
-constexpr size_t kDefaultSharedBytes = 48 * 1024;
 
 template <class Real> struct DeviceState {
     DeviceRows<Real> rows;
@@ -38,6 +29,16 @@ template <class Real> struct DeviceState {
     DeviceBuffer<double> history;
     uint32_t history_stride = 0;    // of the last solve
     bool results_on_device = false; // the device buffers hold the last solve's results
+};
+
+// launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh.
+struct StreamLaunch {
+    cudaStream_t stream;
+    template <class... Params, class... Args>
+    void operator()(void (*kernel)(Params...), uint32_t blocks, uint32_t threads,
+                    size_t shared_bytes, const Args&... args) const {
+        kernel<<<blocks, threads, shared_bytes, stream>>>(args...);
+    }
 };
 
 cudaStream_t as_stream(void* stream) {
@@ -147,57 +148,17 @@ void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch&
     check_cuda(cudaStreamSynchronize(device.stream), "uploading rows to the device");
 }
 
-uint32_t blocks_for(uint64_t items, uint32_t per_block) {
-    return uint32_t((items + per_block - 1) / per_block);
-}
-
-template <class Real>
-DeviceSolve<Real> solve_setup(DeviceState<Real>& state, const steel_solve_options& options) {
-    const DeviceRows<Real>& rows = state.rows;
-    DeviceSolve<Real> solve{};
-    solve.params = SolveParams<Real>{Real(options.cfm), Real(options.contact_regularization)};
-    solve.settings = SweepSettings{options.iterations, options.tolerance};
-    solve.requested_path = options.path;
-    solve.warm_start = options.warm_start;
-    solve.momentum = options.nesterov_momentum;
-    solve.dense_max_rows = std::min(kDeviceDenseMaxRows, rows.max_rows);
-    solve.history_stride = options.record_residual_history ? options.iterations : 0;
-    solve.history = state.history.data();
-    solve.impulse = state.impulse.data();
-    solve.velocity = state.velocity.data();
-    solve.momentum_scratch = state.momentum_scratch.data();
-    solve.world_path = state.world_path.data();
-    solve.stats = state.stats.data();
-    return solve;
-}
-
 template <class Real>
 void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
                   cudaStream_t stream) {
     const DeviceRows<Real>& rows = state.rows;
-    const RowsView<Real> view = rows.view();
-    DeviceSolve<Real> solve = solve_setup(state, options);
-    const uint32_t threads = kWarpsPerBlock * kWarpSize;
-    const uint32_t blocks = blocks_for(rows.world_count, kWarpsPerBlock);
-
-    classify_worlds_kernel<Real>
-        <<<blocks_for(rows.world_count, 128), 128, 0, stream>>>(view, solve);
-
-    // General sweep: v in shared memory when every warp's fits the default 48 KB.
-    const size_t velocity_bytes = size_t(kWarpsPerBlock) * rows.max_dofs * sizeof(Real);
-    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
-    solve.shared_per_warp = solve.velocity_in_shared ? rows.max_dofs : 0;
-    general_sweep_kernel<Real>
-        <<<blocks, threads, solve.velocity_in_shared ? velocity_bytes : 0, stream>>>(view, solve);
-
-    // Dense path: A, rhs and lambda of up to dense_max_rows rows per warp.
-    const uint32_t dense_rows = solve.dense_max_rows;
-    solve.shared_per_warp = dense_rows * dense_rows + 2 * dense_rows;
-    const size_t dense_bytes = size_t(kWarpsPerBlock) * solve.shared_per_warp * sizeof(Real);
-    if (dense_rows > 0)
-        dense_path_kernel<Real><<<blocks, threads, dense_bytes, stream>>>(view, solve);
+    const SolveOutputs<Real> out{
+        state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
+        state.world_path.data(), state.stats.data(),    state.history.data()};
+    const RowsShape shape{rows.world_count, rows.max_dofs, rows.max_rows};
+    state.history_stride =
+        launch_solve_kernels(rows.view(), shape, options, out, StreamLaunch{stream});
     check_cuda(cudaGetLastError(), "launching the solve kernels");
-    state.history_stride = solve.history_stride;
     state.results_on_device = true;
 }
 
@@ -421,11 +382,8 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
         copy(values.response, rows.response, value_count);
         copy(values.bias, rows.bias, rows.total_rows);
         copy(values.initial_impulse, rows.initial_impulse, rows.total_rows);
-        if ((values.jacobian || values.response) && rows.total_rows > 0) {
-            row_jy_kernel<Real>
-                <<<blocks_for(rows.total_rows, 128), 128, 0, on>>>(rows.view(), rows.total_rows);
-            cone_cross_kernel<Real><<<blocks_for(rows.world_count, 128), 128, 0, on>>>(rows.view());
-        }
+        if (values.jacobian || values.response)
+            launch_values_kernels(rows.view(), rows.total_rows, StreamLaunch{on});
         check_cuda(cudaGetLastError(), "steel_batch_update_values_device");
     });
     device.host_rows_stale = true;

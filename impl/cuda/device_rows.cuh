@@ -1,38 +1,14 @@
 // A RowSet mirrored on the device (same arrays, same layout: row_set.hpp was made flat for
-// this), and the view kernels take by value. device_world_rows() is world_rows() for device
-// pointers, so the shared row-update code reads a world the same way on both sides.
+// this). Kernels see it through a RowsView (rows_view.cuh).
 #pragma once
 
 #include "../row_set.hpp"
-#include "../world_rows.hpp"
 #include "device_buffer.cuh"
+#include "rows_view.cuh"
 
 #include <cstdint>
 
 namespace steel::cuda {
-
-template <class Real> struct RowsView {
-    uint32_t world_count;
-    const uint32_t* world_dof_offset;
-    const uint32_t* world_row_offset;
-    Real* unconstrained_velocity;
-    const uint32_t* block_offset;
-    const uint32_t* block_length;
-    const uint64_t* value_offset;
-    Real* jacobian;
-    Real* response;
-    Real* bias;
-    const int32_t* kind;
-    const Real* lower;
-    const Real* upper;
-    const int32_t* normal_row;
-    const Real* friction;
-    const Real* regularization;
-    Real* initial_impulse;
-    Real* jy;
-    Real* cone_cross_01;
-    Real* cone_cross_10;
-};
 
 template <class Real> struct DeviceRows {
     uint32_t world_count = 0, total_dofs = 0, total_rows = 0;
@@ -77,28 +53,7 @@ template <class Real> struct DeviceRows {
         cone_cross_10.download(set.cone_cross_10, stream);
     }
 
-    RowsView<Real> view() const {
-        return {world_count,
-                world_dof_offset.data(),
-                world_row_offset.data(),
-                unconstrained_velocity.data(),
-                block_offset.data(),
-                block_length.data(),
-                value_offset.data(),
-                jacobian.data(),
-                response.data(),
-                bias.data(),
-                kind.data(),
-                lower.data(),
-                upper.data(),
-                normal_row.data(),
-                friction.data(),
-                regularization.data(),
-                initial_impulse.data(),
-                jy.data(),
-                cone_cross_01.data(),
-                cone_cross_10.data()};
-    }
+    RowsView<Real> view() const { return rows_view_of<Real>(*this, world_count); }
 
   private:
     template <class Set, class Visit> void for_each_value_array(Set& set, Visit&& visit) {
@@ -116,33 +71,5 @@ template <class Real> struct DeviceRows {
         visit(cone_cross_10, set.cone_cross_10);
     }
 };
-
-// world_rows() (world_rows.hpp) over device pointers.
-template <class Real>
-__device__ inline WorldRows<Real> device_world_rows(const RowsView<Real>& set, uint32_t world) {
-    const uint32_t dof0 = set.world_dof_offset[world];
-    const uint32_t row0 = set.world_row_offset[world];
-    WorldRows<Real> rows;
-    rows.dof_count = set.world_dof_offset[world + 1] - dof0;
-    rows.row_count = set.world_row_offset[world + 1] - row0;
-    rows.unconstrained_velocity = set.unconstrained_velocity + dof0;
-    rows.block_offset = set.block_offset + 2 * size_t(row0);
-    rows.block_length = set.block_length + 2 * size_t(row0);
-    rows.value_offset = set.value_offset + row0;
-    rows.jacobian = set.jacobian;
-    rows.response = set.response;
-    rows.bias = set.bias + row0;
-    rows.kind = set.kind + row0;
-    rows.lower = set.lower + row0;
-    rows.upper = set.upper + row0;
-    rows.normal_row = set.normal_row + row0;
-    rows.friction = set.friction + row0;
-    rows.regularization = set.regularization + row0;
-    rows.initial_impulse = set.initial_impulse + row0;
-    rows.jy = set.jy + row0;
-    rows.cone_cross_01 = set.cone_cross_01 + row0;
-    rows.cone_cross_10 = set.cone_cross_10 + row0;
-    return rows;
-}
 
 } // namespace steel::cuda

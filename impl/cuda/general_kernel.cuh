@@ -7,7 +7,7 @@
 
 #include "../momentum.hpp"
 #include "../row_update.hpp"
-#include "device_rows.cuh"
+#include "rows_view.cuh"
 #include "warp_rows.cuh"
 
 namespace steel::cuda {

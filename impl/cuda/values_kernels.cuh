@@ -4,7 +4,7 @@
 #pragma once
 
 #include "dense_entry.hpp"
-#include "device_rows.cuh"
+#include "rows_view.cuh"
 
 #include <steel/steel.h>
 

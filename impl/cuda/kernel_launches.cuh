@@ -1,0 +1,100 @@
+// The backend's sequences of kernel launches: a solve (classification, the general sweep, the
+// dense path) and a values update (J.Y, cone cross terms). Their sizes, shared memory and
+// parameters are worked out here once, for both places that launch them: device_batch.cu (with
+// <<<>>>) and the host emulation in tests/simt/, which runs the same kernels with the same
+// geometry on the CPU so that the tests can check them without a GPU. Each takes
+// launch(kernel, blocks, threads, shared_bytes, arguments...).
+#pragma once
+
+#include "classify_kernel.cuh"
+#include "dense_kernel.cuh"
+#include "general_kernel.cuh"
+#include "values_kernels.cuh"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace steel::cuda {
+
+constexpr uint32_t kWarpsPerBlock = 4;
+// The dense kernel holds A in shared memory: (32^2 + 64) doubles is 8.7 KB a warp, 35 KB a
+// block of 4 warps, inside the 48 KB every device gives without opting in.
+constexpr uint32_t kDeviceDenseMaxRows = 32;
+constexpr size_t kDefaultSharedBytes = 48 * 1024;
+
+inline uint32_t blocks_for(uint64_t items, uint32_t per_block) {
+    return uint32_t((items + per_block - 1) / per_block);
+}
+
+// Where a solve writes: buffers of the sizes size_solve_buffers (device_batch.cu) gives them.
+template <class Real> struct SolveOutputs {
+    Real* impulse;            // [total_rows]
+    Real* velocity;           // [total_dofs]
+    Real* momentum_scratch;   // [2 total_rows + total_dofs]
+    int32_t* world_path;      // [world_count]
+    steel_world_stats* stats; // [world_count]
+    double* history;          // [world_count * iterations] when the history is recorded
+};
+
+// The sizes of the rows that a launch depends on (DeviceRows keeps them at upload).
+struct RowsShape {
+    uint32_t world_count, max_dofs, max_rows;
+};
+
+template <class Real>
+DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShape& shape,
+                              const SolveOutputs<Real>& out) {
+    DeviceSolve<Real> solve{};
+    solve.params = SolveParams<Real>{Real(options.cfm), Real(options.contact_regularization)};
+    solve.settings = SweepSettings{options.iterations, options.tolerance};
+    solve.requested_path = options.path;
+    solve.warm_start = options.warm_start;
+    solve.momentum = options.nesterov_momentum;
+    solve.dense_max_rows = std::min(kDeviceDenseMaxRows, shape.max_rows);
+    solve.history_stride = options.record_residual_history ? options.iterations : 0;
+    solve.history = out.history;
+    solve.impulse = out.impulse;
+    solve.velocity = out.velocity;
+    solve.momentum_scratch = out.momentum_scratch;
+    solve.world_path = out.world_path;
+    solve.stats = out.stats;
+    return solve;
+}
+
+// The solve's three launches, in order on one stream. Returns the residual history's stride (0 =
+// none recorded).
+template <class Real, class Launch>
+uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape,
+                              const steel_solve_options& options, const SolveOutputs<Real>& out,
+                              Launch&& launch) {
+    DeviceSolve<Real> solve = solve_setup(options, shape, out);
+    const uint32_t threads = kWarpsPerBlock * kWarpSize;
+    const uint32_t blocks = blocks_for(shape.world_count, kWarpsPerBlock);
+
+    launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
+           solve);
+
+    // General sweep: v in shared memory when every warp's fits the default 48 KB.
+    const size_t velocity_bytes = size_t(kWarpsPerBlock) * shape.max_dofs * sizeof(Real);
+    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
+    solve.shared_per_warp = solve.velocity_in_shared ? shape.max_dofs : 0;
+    launch(general_sweep_kernel<Real>, blocks, threads,
+           solve.velocity_in_shared ? velocity_bytes : size_t(0), view, solve);
+
+    // Dense path: A, rhs and lambda of up to dense_max_rows rows per warp.
+    const uint32_t dense_rows = solve.dense_max_rows;
+    solve.shared_per_warp = dense_rows * dense_rows + 2 * dense_rows;
+    const size_t dense_bytes = size_t(kWarpsPerBlock) * solve.shared_per_warp * sizeof(Real);
+    if (dense_rows > 0) launch(dense_path_kernel<Real>, blocks, threads, dense_bytes, view, solve);
+    return solve.history_stride;
+}
+
+// What steel_batch_update_values_device recomputes after new J or Y values.
+template <class Real, class Launch>
+void launch_values_kernels(const RowsView<Real>& view, uint32_t total_rows, Launch&& launch) {
+    if (total_rows == 0) return;
+    launch(row_jy_kernel<Real>, blocks_for(total_rows, 128), 128u, size_t(0), view, total_rows);
+    launch(cone_cross_kernel<Real>, blocks_for(view.world_count, 128), 128u, size_t(0), view);
+}
+
+} // namespace steel::cuda

@@ -1,0 +1,72 @@
+// The one translation unit that compiles Steel's CUDA kernels with g++ (emulated_kernels.hpp).
+#include "host_simt.hpp" // first: CUDA's keywords and warp built-ins for the kernel headers
+
+#include "cuda/kernel_launches.cuh"
+#include "emulated_kernels.hpp"
+
+#include <cstring>
+#include <limits>
+
+namespace test {
+
+namespace {
+
+template <class T> std::vector<T> garbage(size_t count) {
+    std::vector<T> values(count);
+    if (count) std::memset(static_cast<void*>(values.data()), 0xff, count * sizeof(T));
+    return values;
+}
+
+// launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh, on the host.
+struct HostLaunch {
+    template <class Kernel, class... Args>
+    void operator()(Kernel kernel, uint32_t blocks, uint32_t threads, size_t shared_bytes,
+                    const Args&... args) const {
+        simt::launch({blocks, 1, 1}, {threads, 1, 1}, shared_bytes, [&] { kernel(args...); });
+    }
+};
+
+} // namespace
+
+template <class Real>
+EmulatedSolve<Real> emulate_solve(steel::RowSet<Real> rows, const steel_solve_options& options) {
+    using namespace steel::cuda;
+    EmulatedSolve<Real> result;
+    const uint32_t worlds = rows.world_count;
+    RowsShape shape{worlds, 0, 0};
+    for (uint32_t w = 0; w < worlds; ++w) {
+        shape.max_dofs = std::max(shape.max_dofs, rows.dof_count(w));
+        shape.max_rows = std::max(shape.max_rows, rows.row_count(w));
+    }
+    result.impulse = garbage<Real>(rows.total_rows());
+    result.velocity = garbage<Real>(rows.total_dofs());
+    std::vector<Real> momentum = garbage<Real>(2 * size_t(rows.total_rows()) + rows.total_dofs());
+    result.world_path = garbage<int32_t>(worlds);
+    result.stats = garbage<steel_world_stats>(worlds);
+    result.history =
+        garbage<double>(options.record_residual_history ? size_t(worlds) * options.iterations : 0);
+    const SolveOutputs<Real> out{result.impulse.data(), result.velocity.data(),
+                                 momentum.data(),       result.world_path.data(),
+                                 result.stats.data(),   result.history.data()};
+    (void)simt::take_problems();
+    if (worlds > 0)
+        result.history_stride = launch_solve_kernels(rows_view_of<Real>(rows, worlds), shape,
+                                                     options, out, HostLaunch{});
+    result.problems = simt::take_problems();
+    return result;
+}
+
+template <class Real> std::vector<std::string> emulate_values_kernels(steel::RowSet<Real>& rows) {
+    using namespace steel::cuda;
+    (void)simt::take_problems();
+    const RowsView<Real> view = rows_view_of<Real>(rows, rows.world_count);
+    launch_values_kernels(view, rows.total_rows(), HostLaunch{});
+    return simt::take_problems();
+}
+
+template EmulatedSolve<float> emulate_solve(steel::RowSet<float>, const steel_solve_options&);
+template EmulatedSolve<double> emulate_solve(steel::RowSet<double>, const steel_solve_options&);
+template std::vector<std::string> emulate_values_kernels(steel::RowSet<float>&);
+template std::vector<std::string> emulate_values_kernels(steel::RowSet<double>&);
+
+} // namespace test

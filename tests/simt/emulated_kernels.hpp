@@ -1,0 +1,37 @@
+// Steel's CUDA kernels run on the host by the emulation in host_simt.hpp, for the CPU tests:
+// the same kernel code, the same launch geometry (impl/cuda/kernel_launches.cuh), g++'s arithmetic.
+// Plain C++ on this side: the emulation's macros stay inside emulated_kernels.cpp.
+#pragma once
+
+#include "row_set.hpp"
+
+#include <steel/steel.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace test {
+
+template <class Real> struct EmulatedSolve {
+    std::vector<Real> impulse;  // [total_rows]
+    std::vector<Real> velocity; // [total_dofs]
+    std::vector<steel_world_stats> stats;
+    std::vector<int32_t> world_path;
+    std::vector<double> history; // world w's sweeps at w * history_stride
+    uint32_t history_stride = 0;
+    std::vector<std::string> problems; // what the emulation caught (host_simt.hpp); empty = none
+};
+
+// A CUDA batch's solve of `rows` with `options`: the classification, general sweep and dense
+// path kernels, launched as device_batch.cu launches them. Every output starts as NaN (or
+// 0xff bytes), as uninitialized device memory would.
+template <class Real>
+EmulatedSolve<Real> emulate_solve(steel::RowSet<Real> rows, const steel_solve_options& options);
+
+// steel_batch_update_values_device's recomputation on the device: J.Y of every row and the cone
+// pairs' cross terms, rewritten in `rows` by row_jy_kernel and cone_cross_kernel. Returns what
+// the emulation caught.
+template <class Real> std::vector<std::string> emulate_values_kernels(steel::RowSet<Real>& rows);
+
+} // namespace test

@@ -1,0 +1,258 @@
+// The CUDA kernels run on the CPU (tests/simt/: every GPU thread a host thread, the lanes of a
+// warp meeting at each shuffle) against the CPU backend. Same kernel code and launch geometry as
+// on a device, so this checks the kernels' indexing, shared memory, warp collectives and
+// numbers everywhere, GPU or not; tests/test_cuda_backend.cpp runs them on a real device.
+// Without FMA on either side, the only difference from the CPU backend is the kernels'
+// summation order, so the results are held to the bound docs/cuda.md derives.
+#include "cuda_support.hpp"
+#include "robot_scenes.hpp"
+#include "scene_builder.hpp"
+#include "simt/emulated_kernels.hpp"
+
+#include "batch.hpp"
+#include "handle_registry.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <variant>
+
+using cuda_test::random_batch;
+
+namespace {
+
+steel_solve_options options_with(uint32_t iterations, int32_t path) {
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = iterations;
+    options.path = path;
+    return options;
+}
+
+// One CPU solve and the emulated CUDA solve of the very same rows (the batch's RowSet).
+struct Pair {
+    test::Solved cpu, emulated;
+    std::vector<int32_t> cpu_path, emulated_path;
+    std::vector<double> cpu_history, emulated_history;
+};
+
+template <class Real> std::vector<double> widened(const std::vector<Real>& values) {
+    return std::vector<double>(values.begin(), values.end());
+}
+
+// Solves the uploaded batch on the CPU, then runs the kernels on its rows.
+Pair solve_both(steel_batch batch, const steel_solve_options& options) {
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    Pair pair;
+    std::visit(
+        [&](auto& host) {
+            pair.cpu.impulses = widened(host.results.impulse);
+            pair.cpu.velocities = widened(host.results.velocity);
+            pair.cpu.stats = host.stats;
+            pair.cpu_path = host.world_path;
+            pair.cpu_history = host.history;
+            const auto emulated = test::emulate_solve(host.rows, options);
+            for (const std::string& problem : emulated.problems)
+                FAIL_CHECK(problem);
+            pair.emulated.impulses = widened(emulated.impulse);
+            pair.emulated.velocities = widened(emulated.velocity);
+            pair.emulated.stats = emulated.stats;
+            pair.emulated_path = emulated.world_path;
+            pair.emulated_history = emulated.history;
+        },
+        steel::lookup_batch(batch.id, "test").state);
+    return pair;
+}
+
+Pair solve_rows(const scenes::RowsBuilder& builder, int32_t precision,
+                const steel_solve_options& options) {
+    const steel_batch batch =
+        cuda_test::create(builder.world_count(), STEEL_BACKEND_CPU, precision);
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    Pair pair = solve_both(batch, options);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return pair;
+}
+
+// The bound of docs/cuda.md on impulses and velocities; paths and flags exactly equal.
+void check_close(const Pair& pair, uint32_t sweeps, uint64_t longest, int32_t precision) {
+    const test::Solved &cpu = pair.cpu, &gpu = pair.emulated;
+    const double scale = test::max_abs(cpu.impulses);
+    CHECK(test::max_abs_diff(gpu.impulses, cpu.impulses) <=
+          cuda_test::tolerance(sweeps, longest, precision, scale));
+    const double vscale = test::max_abs(cpu.velocities);
+    CHECK(test::max_abs_diff(gpu.velocities, cpu.velocities) <=
+          cuda_test::tolerance(sweeps, longest, precision, std::max(scale, vscale)));
+    REQUIRE(gpu.stats.size() == cpu.stats.size());
+    for (size_t w = 0; w < gpu.stats.size(); ++w) {
+        CAPTURE(w);
+        CHECK(gpu.stats[w].struct_size == sizeof(steel_world_stats));
+        CHECK(gpu.stats[w].path == cpu.stats[w].path);
+        CHECK(gpu.stats[w].flags == cpu.stats[w].flags);
+        CHECK(gpu.stats[w].sweeps == cpu.stats[w].sweeps);
+        CHECK(pair.emulated_path[w] == pair.cpu_path[w]);
+    }
+}
+
+scenes::RowsBuilder heavy_stacks() {
+    scenes::RowsBuilder builder;
+    for (uint32_t h = 2; h <= 12; h += 5) {
+        scenes::StackSpec stack;
+        stack.height = h;
+        stack.top_mass = 100.0; // a large mass ratio: where momentum matters
+        scenes::add_stack_world(builder, stack);
+    }
+    return builder;
+}
+
+} // namespace
+
+TEST_CASE("Emulated CUDA kernels: general sweep, dense path and classification match the CPU "
+          "backend in both precisions") {
+    const scenes::RowsBuilder builder = random_batch(42, 12);
+    const uint64_t longest = cuda_test::longest_row(builder);
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE, STEEL_PATH_AUTO})
+            for (uint32_t sweeps : {1u, 7u}) {
+                CAPTURE(precision);
+                CAPTURE(path);
+                CAPTURE(sweeps);
+                const Pair pair = solve_rows(builder, precision, options_with(sweeps, path));
+                check_close(pair, sweeps, longest, precision);
+                // Summation order is the only difference: not zero, so this is no tautology.
+                if (path == STEEL_PATH_GENERAL && sweeps == 7)
+                    CHECK(test::max_abs_diff(pair.emulated.impulses, pair.cpu.impulses) > 0);
+            }
+}
+
+TEST_CASE("Emulated CUDA kernels: cfm, contact regularization, residual history and momentum") {
+    const scenes::RowsBuilder builder = heavy_stacks();
+    const uint64_t longest = cuda_test::longest_row(builder);
+    steel_solve_options options = options_with(25, STEEL_PATH_GENERAL);
+    options.cfm = 1e-6;
+    options.contact_regularization = 1e-4;
+    options.record_residual_history = 1;
+    for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
+        options.path = path;
+        options.nesterov_momentum = 0;
+        CAPTURE(path);
+        const Pair pair = solve_rows(builder, STEEL_PRECISION_FLOAT64, options);
+        check_close(pair, 25, longest, STEEL_PRECISION_FLOAT64);
+        REQUIRE(pair.emulated_history.size() == pair.cpu_history.size());
+        const double bound = cuda_test::tolerance(25, longest, STEEL_PRECISION_FLOAT64,
+                                                  test::max_abs(pair.cpu.impulses));
+        for (size_t k = 0; k < pair.cpu_history.size(); ++k)
+            CHECK(std::fabs(pair.emulated_history[k] - pair.cpu_history[k]) <= bound);
+
+        // Momentum: extrapolation is not non-expansive, so 1e-9 of the largest impulse (as on
+        // the device), and the restarts must be the same ones.
+        options.nesterov_momentum = 1;
+        const Pair fast = solve_rows(builder, STEEL_PRECISION_FLOAT64, options);
+        const double scale = std::max(1.0, test::max_abs(fast.cpu.impulses));
+        CHECK(test::max_abs_diff(fast.emulated.impulses, fast.cpu.impulses) <= 1e-9 * scale);
+        for (size_t w = 0; w < fast.cpu.stats.size(); ++w)
+            CHECK(fast.emulated.stats[w].momentum_restarts == fast.cpu.stats[w].momentum_restarts);
+        CHECK(fast.cpu.stats.back().momentum_restarts > 0);
+    }
+}
+
+TEST_CASE("Emulated CUDA kernels: scenes with box and cone friction match the CPU backend") {
+    for (int32_t model : {STEEL_FRICTION_MODEL_BOX, STEEL_FRICTION_MODEL_CONE}) {
+        scenes::SceneBuilder builder;
+        builder.friction_model = model;
+        builder.begin_world();
+        scenes::add_arm_with_box(builder, 0.8, 2.0);
+        builder.begin_world();
+        scenes::add_legged_robot(builder);
+        builder.begin_world();
+        scenes::add_box_pile(builder, 6);
+        const steel_scene_desc desc = builder.desc();
+        const steel_batch batch =
+            cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT64);
+        REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+        const Pair pair = solve_both(batch, options_with(12, STEEL_PATH_AUTO));
+        REQUIRE_OK(steel_batch_destroy(batch));
+        CAPTURE(model);
+        // Scene rows are at most a whole articulation long: 64 values bounds them here.
+        check_close(pair, 12, 64, STEEL_PRECISION_FLOAT64);
+    }
+}
+
+TEST_CASE("Emulated CUDA kernels: v in global memory when a world's DOFs overflow shared memory") {
+    // 4 warps x 1,600 DOFs x 8 bytes passes 48 KB: the general kernel keeps v in the output.
+    std::mt19937_64 rng(3);
+    scenes::RowsBuilder builder;
+    scenes::RandomWorldSpec big;
+    big.body_count = 420;
+    big.max_body_dofs = 7;
+    big.row_count = 20;
+    scenes::add_random_world(builder, rng, big);
+    scenes::RandomWorldSpec small;
+    small.row_count = 6;
+    scenes::add_random_world(builder, rng, small);
+    uint32_t most_dofs = 0;
+    for (uint32_t dofs : builder.dof_counts)
+        most_dofs = std::max(most_dofs, dofs);
+    REQUIRE(4 * most_dofs * sizeof(double) > 48 * 1024);
+    const Pair pair =
+        solve_rows(builder, STEEL_PRECISION_FLOAT64, options_with(6, STEEL_PATH_GENERAL));
+    check_close(pair, 6, cuda_test::longest_row(builder), STEEL_PRECISION_FLOAT64);
+}
+
+TEST_CASE("Emulated CUDA kernels: a world that overflows is isolated, its neighbours kept") {
+    scenes::RowsBuilder builder;
+    scenes::add_stack_world(builder, scenes::StackSpec{});
+    builder.begin_world({0.0, 0.0});
+    scenes::Row row;
+    row.blocks[0] = scenes::Block{0, {1e-10}, {1e10}};
+    row.bias = 1e300;
+    builder.add_row(row);
+    scenes::add_stack_world(builder, scenes::StackSpec{});
+    for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
+        CAPTURE(path);
+        const Pair pair = solve_rows(builder, STEEL_PRECISION_FLOAT64, options_with(10, path));
+        CHECK((pair.emulated.stats[1].flags & STEEL_WORLD_NONFINITE) != 0);
+        CHECK(pair.emulated.stats[0].flags == 0);
+        CHECK(pair.emulated.stats[2].flags == 0);
+        for (double value : pair.emulated.impulses)
+            CHECK(std::isfinite(value));
+        check_close(pair, 10, 2, STEEL_PRECISION_FLOAT64);
+    }
+}
+
+TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cross terms with "
+          "the upload's bits") {
+    scenes::SceneBuilder scene;
+    scene.friction_model = STEEL_FRICTION_MODEL_CONE;
+    scene.begin_world();
+    scenes::add_box_pile(scene, 5);
+    scene.begin_world();
+    scenes::add_arm_with_box(scene, 0.8, 2.0);
+    const steel_scene_desc desc = scene.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+        const steel_batch batch = cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, precision);
+        REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+        std::visit(
+            [&](auto& host) {
+                auto rows = host.rows;
+                using Real = typename decltype(rows.jy)::value_type;
+                const Real poison = std::numeric_limits<Real>::quiet_NaN();
+                std::fill(rows.jy.begin(), rows.jy.end(), poison);
+                std::fill(rows.cone_cross_01.begin(), rows.cone_cross_01.end(), Real(0));
+                std::fill(rows.cone_cross_10.begin(), rows.cone_cross_10.end(), Real(0));
+                for (const std::string& problem : test::emulate_values_kernels(rows))
+                    FAIL_CHECK(problem);
+                const auto same = [](const auto& a, const auto& b) {
+                    return a.size() == b.size() &&
+                           std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
+                };
+                CHECK(same(rows.jy, host.rows.jy));
+                CHECK(same(rows.cone_cross_01, host.rows.cone_cross_01));
+                CHECK(same(rows.cone_cross_10, host.rows.cone_cross_10));
+                CHECK(test::max_abs(widened(host.rows.cone_cross_01)) > 0);
+            },
+            steel::lookup_batch(batch.id, "test").state);
+        REQUIRE_OK(steel_batch_destroy(batch));
+    }
+}
