@@ -1,6 +1,7 @@
 // The serial general sweep (SPEC 2, 7) as one fused kernel: one warp per world, every sweep of
 // the solve in one launch. The world's v sits in shared memory; J and Y stream from global
-// memory, each row's values read by the 32 lanes side by side. Lane 0 alone runs the row
+// memory, each row's values read by the 32 lanes side by side, the next row's loaded while the
+// current one is updated. Lane 0 alone runs the row
 // update itself (update_rows, the CPU's own code) and broadcasts the impulse change; the
 // lanes then apply it to v together. Momentum runs on lane 0 with the CPU's code too.
 #pragma once
@@ -12,28 +13,39 @@
 
 namespace steel::cuda {
 
-// general_sweep (general_sweep.hpp) for a warp. The result is lane 0's, broadcast.
+// general_sweep (general_sweep.hpp) for a warp. The result is lane 0's, broadcast. Each row's
+// J and Y come from a slice loaded before the previous row's update (see RowSlice): a cone
+// pair is updated together, so the row after the current one or two is always known ahead.
 template <class Real>
 __device__ inline SweepResult<Real>
 warp_general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params, Real* impulse,
                    Real* velocity, uint32_t lane) {
     SweepResult<Real> result;
-    for (uint32_t i = 0; i < rows.row_count;) {
+    const uint32_t m = rows.row_count;
+    RowSlice<Real> current = m > 0 ? load_row_slice(rows, 0, lane) : RowSlice<Real>{};
+    for (uint32_t i = 0; i < m;) {
         const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
-        const Real error0 = warp_row_dot(rows, i, rows.jacobian, velocity, lane) + rows.bias[i];
+        const RowSlice<Real> partner = pair ? load_row_slice(rows, i + 1, lane) : RowSlice<Real>{};
+        const uint32_t next = i + (pair ? 2 : 1); // what update_rows will report as used
+        const RowSlice<Real> upcoming =
+            next < m ? load_row_slice(rows, next, lane) : RowSlice<Real>{};
+        const Real error0 = warp_slice_dot(current, velocity, lane) + rows.bias[i];
         const Real error1 =
-            pair ? warp_row_dot(rows, i + 1, rows.jacobian, velocity, lane) + rows.bias[i + 1]
-                 : Real(0);
+            pair ? warp_slice_dot(partner, velocity, lane) + rows.bias[i + 1] : Real(0);
         Real step[2] = {Real(0), Real(0)};
         uint32_t used = 0;
         if (lane == 0) used = update_rows(rows, i, params, error0, error1, impulse, step, result);
         used = __shfl_sync(kFullMask, used, 0);
         step[0] = __shfl_sync(kFullMask, step[0], 0);
         step[1] = __shfl_sync(kFullMask, step[1], 0);
-        for (uint32_t k = 0; k < used; ++k)
-            warp_row_axpy(rows, i + k, rows.response, step[k], velocity, lane);
+        warp_slice_axpy(current, step[0], velocity, lane);
+        if (used == 2) {
+            __syncwarp(); // the partner's blocks may give a DOF to another lane
+            warp_slice_axpy(partner, step[1], velocity, lane);
+        }
         __syncwarp();
         i += used;
+        current = upcoming;
     }
     result.residual = __shfl_sync(kFullMask, result.residual, 0);
     result.nonfinite_probe = __shfl_sync(kFullMask, result.nonfinite_probe, 0);

@@ -27,20 +27,68 @@ template <class Real> __device__ inline Real warp_sum(Real value) {
     return value;
 }
 
+// One lane's share of a row, loaded ahead of use: the row's DOF blocks, and the lane's first
+// J and Y value of each block in registers (lane k holds value k). The general kernel loads the
+// next row's slice before it reduces and updates the current one, so those loads are in flight
+// while lane 0 works. Values past the first 32 of a block are read when used. The sums below
+// add the same terms in the same order as row_dot / warp_row_axpy with lane k taking values
+// k, k + 32, ...: the bits do not depend on the prefetch.
+template <class Real> struct RowSlice {
+    uint32_t offset[2] = {0, 0}, length[2] = {0, 0};
+    const Real* jacobian = nullptr; // the row's first value
+    const Real* response = nullptr;
+    Real j[2] = {Real(0), Real(0)}, y[2] = {Real(0), Real(0)};
+};
+
+template <class Real>
+__device__ inline RowSlice<Real> load_row_slice(const WorldRows<Real>& rows, uint32_t row,
+                                                uint32_t lane) {
+    RowSlice<Real> slice;
+    const uint64_t first = rows.value_offset[row];
+    slice.jacobian = rows.jacobian + first;
+    slice.response = rows.response + first;
+    uint32_t start = 0;
+    for (int block = 0; block < 2; ++block) {
+        slice.offset[block] = rows.block_offset[2 * row + block];
+        slice.length[block] = rows.block_length[2 * row + block];
+        if (lane < slice.length[block]) {
+            slice.j[block] = slice.jacobian[start + lane];
+            slice.y[block] = slice.response[start + lane];
+        }
+        start += slice.length[block];
+    }
+    return slice;
+}
+
 // J_i . x with the lanes splitting the row's values; every lane gets the sum.
 template <class Real>
-__device__ inline Real warp_row_dot(const WorldRows<Real>& rows, uint32_t row, const Real* values,
-                                    const Real* x, uint32_t lane) {
-    const Real* value = values + rows.value_offset[row];
+__device__ inline Real warp_slice_dot(const RowSlice<Real>& slice, const Real* x, uint32_t lane) {
     Real sum = 0;
+    uint32_t start = 0;
     for (int block = 0; block < 2; ++block) {
-        const Real* xs = x + rows.block_offset[2 * row + block];
-        const uint32_t length = rows.block_length[2 * row + block];
-        for (uint32_t k = lane; k < length; k += kWarpSize)
-            sum += value[k] * xs[k];
-        value += length;
+        const Real* xs = x + slice.offset[block];
+        const uint32_t length = slice.length[block];
+        if (lane < length) sum += slice.j[block] * xs[lane];
+        for (uint32_t k = lane + kWarpSize; k < length; k += kWarpSize)
+            sum += slice.jacobian[start + k] * xs[k];
+        start += length;
     }
     return warp_sum(sum);
+}
+
+// warp_row_axpy(rows, row, rows.response, scale, x, lane) from a slice.
+template <class Real>
+__device__ inline void warp_slice_axpy(const RowSlice<Real>& slice, Real scale, Real* x,
+                                       uint32_t lane) {
+    uint32_t start = 0;
+    for (int block = 0; block < 2; ++block) {
+        Real* xs = x + slice.offset[block];
+        const uint32_t length = slice.length[block];
+        if (lane < length) xs[lane] += scale * slice.y[block];
+        for (uint32_t k = lane + kWarpSize; k < length; k += kWarpSize)
+            xs[k] += scale * slice.response[start + k];
+        start += length;
+    }
 }
 
 // x += scale * (row's values). Each lane writes its own DOFs; the two blocks never overlap
