@@ -24,12 +24,13 @@
 // GPU rows also give an effective bandwidth: modeled bytes per solve / time, and its fraction of
 // the bandwidth a large device-to-device cudaMemcpy reaches on the same GPU (printed at the top
 // beside the peak the device reports, 2 x memory clock x bus width). The model (traffic() below)
-// counts the global-memory bytes the kernels must touch, each once per touch: it is the minimum
-// traffic of this kernel design, not a measurement; caches (the L2 especially, when a batch is
-// small) can serve some of it, so a fraction above 1 is possible and means the cache did.
+// counts the global-memory bytes the kernels touch, each byte once per pass that needs it (a
+// sweep, or a once-per-solve step): the traffic this kernel design issues, not a measurement and
+// not the DRAM minimum. Caches serve part of it (a world's rows are read again every sweep, and a
+// small batch fits in the L2), so a fraction above 1 is possible and means the caches did.
 //
-// Without a device (or in a build without the backend) the GPU lines say "not measured" and why;
-// nothing is estimated.
+// Without a device (or in a build without the backend) the GPU lines say "not yet measured" and
+// why; nothing is estimated.
 #include "bench_support.hpp"
 #include "cuda_device.hpp"
 #include "robot_scenes.hpp"
@@ -168,8 +169,8 @@ Shape shape_of(const World& world, uint32_t iterations) {
     return shape;
 }
 
-// The traffic model: global-memory bytes one world's solve must touch, counted once per touch
-// (impl/cuda/general_kernel.cuh, dense_kernel.cuh, classify_kernel.cuh as they are written).
+// The traffic model: global-memory bytes one world's solve touches, each byte once per pass that
+// needs it (impl/cuda/general_kernel.cuh, dense_kernel.cuh, classify_kernel.cuh as written).
 // R = sizeof(Real), L_i = values of row i, n = DOFs, m = rows.
 //
 // General path (one warp per world, v in shared memory), per sweep, per row:
@@ -186,10 +187,10 @@ Shape shape_of(const World& world, uint32_t iterations) {
 //
 // Dense path (A in shared memory; for completeness, none of these worlds takes it under AUTO):
 // per solve J and Y of every row once to build A (2 L_i R + 32 B), J again with v-hat for the
-// right-hand side (L_i R + n R), then v = v-hat + Y lambda (L_i R + 24 B a row, n R + n R) and the
-// impulses (m R) and the non-finite check (m + n R); per sweep per row the row constants
-// update_rows reads from global memory: kind and normal_row (8 B), J.Y, lower, upper, friction,
-// regularization (5 R), and 2 R per cone pair.
+// right-hand side (L_i R + n R), then v = v-hat + Y lambda (L_i R + 24 B a row, n R + n R), the
+// warm start and the impulses (2 m R) and the non-finite check ((m + n) R); per sweep per row the
+// row constants update_rows reads from global memory: kind and normal_row (8 B), J.Y, lower,
+// upper, friction, regularization (5 R), and 2 R per cone pair.
 //
 // Not counted: v when it does not fit in shared memory (not for these worlds: n <= 48 here), the
 // momentum scratch (momentum off), launch overhead, and the copy back to the host (sync only).
@@ -213,7 +214,7 @@ struct Timing {
 };
 
 // Seconds per call of `solve`, best of `loops` loops of at least min_seconds each (a loop runs
-// `solve` at least once). `batch_of` solves per call.
+// `solve` at least once).
 template <class Solve> double time_loops(Solve&& solve, double min_seconds, int loops) {
     double best = 1e300;
     for (int loop = 0; loop < loops; ++loop) {
