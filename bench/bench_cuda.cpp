@@ -239,7 +239,7 @@ void fill_counts(Timing& t, steel_batch batch, const Upload& upload, const Shape
 }
 
 void print_header_row() {
-    std::printf("%-8s %6s  %-4s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s\n", "world",
+    std::printf("%-8s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s\n", "world",
                 "copies", "where", "real", "mode", "ms/solve", "worlds*sweeps/s", "row updates/s",
                 "ns/row", "GB/s", "of copy", "upload s");
 }
@@ -257,7 +257,7 @@ void print_row(const std::string& world, uint32_t copies, const char* where, con
     }
     char upload[32] = "       -";
     if (upload_seconds > 0) std::snprintf(upload, sizeof upload, "%8.2f", upload_seconds);
-    std::printf("%-8s %6u  %-4s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s\n", world.c_str(),
+    std::printf("%-8s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s\n", world.c_str(),
                 copies, where, real, mode, 1e3 * t.seconds, copies * t.sweeps / t.seconds,
                 t.row_updates / t.seconds, 1e9 * t.seconds / t.row_updates, bandwidth, upload);
 }
@@ -421,7 +421,7 @@ int main(int argc, char** argv) {
                 const char* real_name = f32 ? "float32" : "float64";
                 if (batch.id == 0) {
                     no_device = made[k].why;
-                    std::printf("%-8s %6u  %-4s %-7s %-5s  not yet measured (%s)\n",
+                    std::printf("%-8s %6u  %-5s %-7s %-5s  not yet measured (%s)\n",
                                 world.name.c_str(), copies, target.where, real_name, "both",
                                 made[k].refused == STEEL_ERROR_NO_DEVICE ? "no device"
                                                                          : "no CUDA backend");
