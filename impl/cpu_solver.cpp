@@ -11,6 +11,7 @@
 #include "momentum.hpp"
 #include "preelimination.hpp"
 #include "propagation/propagation_build.hpp"
+#include "response_data.hpp"
 #include "propagation/propagation_sweep.hpp"
 
 #include <algorithm>
@@ -206,20 +207,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     const uint32_t world_count = set.world_count;
     const bool momentum = options.nesterov_momentum != 0;
     const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
-    if (propagation && !state.propagation) {
-        if (!scene)
-            fail(STEEL_ERROR_INVALID_ARGUMENT, "steel_batch_solve: articulated_contact_response = "
-                                               "STEEL_RESPONSE_PROPAGATION needs a scene upload "
-                                               "(steel_batch_upload_scene): these rows came from "
-                                               "steel_batch_upload_rows or a snapshot and carry "
-                                               "no bodies to propagate through");
-        state.propagation = std::make_unique<propagation::PropagationSet<Real>>(
-            propagation::build_propagation_set(*scene, set));
-    }
+    prepare_response_data(state, options, scene, "steel_batch_solve");
     const bool colored = options.solve_mode == STEEL_SOLVE_COLORED;
-    if (colored && !state.colored)
-        state.colored = std::make_unique<colored::ColoredPlan<Real>>(
-            colored::build_colored_plan(set, *state.propagation));
 
     state.world_path.resize(world_count);
     uint64_t scratch_size = 0;

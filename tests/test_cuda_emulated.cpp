@@ -256,3 +256,74 @@ TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cr
         REQUIRE_OK(steel_batch_destroy(batch));
     }
 }
+
+TEST_CASE("Emulated CUDA colored kernel: the CPU's colored solve under the propagation response, "
+          "bit for bit") {
+    scenes::SceneBuilder builder;
+    builder.begin_world();
+    scenes::add_box_pile(builder, 120); // colors of more than 32 contacts: lanes loop
+    builder.begin_world();
+    scenes::add_box_stack(builder, 5);
+    builder.begin_world(); // more contacts on one body than colors: a serial group
+    builder.add_body(scenes::free_box(1, {0.5, 0.5, 0.5}, {0, 0, 0.5}));
+    for (uint32_t c = 0; c < steel::colored::kMaxColors + 6; ++c)
+        builder.add_contact(
+            scenes::ContactSpec{0, -1, {0.01 * c, 0, 0}, {0, 0, 1}, -0.001, 0.5, 0});
+    const steel_scene_desc desc = builder.desc();
+
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (double tolerance : {0.0, 1e-2}) {
+            CAPTURE(precision);
+            CAPTURE(tolerance);
+            const steel_batch batch =
+                cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, precision);
+            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+            steel_solve_options options = options_with(30, STEEL_PATH_AUTO);
+            options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+            options.solve_mode = STEEL_SOLVE_COLORED;
+            options.record_residual_history = 1;
+            options.tolerance = tolerance;
+            options.contact_regularization = 1e-6;
+            REQUIRE_OK(steel_batch_set_options(batch, &options));
+            REQUIRE_OK(steel_batch_solve(batch));
+            std::visit(
+                [&](auto& host) {
+                    using Real = typename decltype(host.rows.jy)::value_type;
+                    const auto& plan = *host.colored;
+                    uint32_t widest = 0, serial = 0;
+                    for (size_t c = 0; c + 1 < plan.color_pack_offset.size(); ++c)
+                        widest = std::max(
+                            widest, (plan.color_pack_offset[c + 1] - plan.color_pack_offset[c]) *
+                                        steel::colored::kPackLanes<Real>);
+                    serial = uint32_t(plan.serial_rows.size());
+                    CHECK(widest > 32);
+                    CHECK(serial > 0);
+                    const auto emulated =
+                        test::emulate_colored_solve(host.rows, *host.propagation, plan, options);
+                    for (const std::string& problem : emulated.problems)
+                        FAIL_CHECK(problem);
+                    const auto same = [](const auto& a, const auto& b) {
+                        using T = typename std::decay_t<decltype(a)>::value_type;
+                        return a.size() == b.size() &&
+                               std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+                    };
+                    CHECK(same(emulated.impulse, host.results.impulse));
+                    CHECK(same(emulated.velocity, host.results.velocity));
+                    CHECK(same(emulated.world_path, host.world_path));
+                    // A world's history holds as many entries as it ran sweeps.
+                    REQUIRE(emulated.history.size() == host.history.size());
+                    for (size_t w = 0; w < host.stats.size(); ++w)
+                        CHECK(std::memcmp(emulated.history.data() + w * 30,
+                                          host.history.data() + w * 30,
+                                          host.stats[w].sweeps * sizeof(double)) == 0);
+                    for (size_t w = 0; w < host.stats.size(); ++w) {
+                        CAPTURE(w);
+                        CHECK(std::memcmp(&emulated.stats[w], &host.stats[w],
+                                          sizeof(steel_world_stats)) == 0);
+                    }
+                    if (tolerance > 0) CHECK(host.stats[2].sweeps < 30); // the stop was taken
+                },
+                steel::lookup_batch(batch.id, "test").state);
+            REQUIRE_OK(steel_batch_destroy(batch));
+        }
+}

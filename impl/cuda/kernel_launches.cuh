@@ -7,6 +7,7 @@
 #pragma once
 
 #include "classify_kernel.cuh"
+#include "colored_kernel.cuh"
 #include "dense_kernel.cuh"
 #include "general_kernel.cuh"
 #include "values_kernels.cuh"
@@ -86,6 +87,20 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
     solve.shared_per_warp = dense_rows * dense_rows + 2 * dense_rows;
     const size_t dense_bytes = size_t(kWarpsPerBlock) * solve.shared_per_warp * sizeof(Real);
     if (dense_rows > 0) launch(dense_path_kernel<Real>, blocks, threads, dense_bytes, view, solve);
+    return solve.history_stride;
+}
+
+// A colored solve under the propagation response (tree-free batches): classification (for the
+// paths the batch reports, as on the CPU), then the colored kernel.
+template <class Real, class Launch>
+uint32_t launch_colored_kernels(const RowsView<Real>& view, const ColoredView<Real>& plan,
+                                const RowsShape& shape, const steel_solve_options& options,
+                                const SolveOutputs<Real>& out, Launch&& launch) {
+    DeviceSolve<Real> solve = solve_setup(options, shape, out);
+    launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
+           solve);
+    launch(colored_sweep_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
+           kWarpsPerBlock * kWarpSize, size_t(0), view, plan, solve);
     return solve.history_stride;
 }
 

@@ -9,6 +9,9 @@
 
 namespace test {
 
+using namespace steel;
+using namespace steel::cuda;
+
 namespace {
 
 template <class T> std::vector<T> garbage(size_t count) {
@@ -26,38 +29,62 @@ struct HostLaunch {
     }
 };
 
+// Outputs as uninitialized device memory would hold them, and the shape of the rows.
+template <class Real> struct HostOutputs {
+    EmulatedSolve<Real> result;
+    std::vector<Real> momentum;
+    RowsShape shape{0, 0, 0};
+    SolveOutputs<Real> out{};
+
+    HostOutputs(const RowSet<Real>& rows, const steel_solve_options& options) {
+        const uint32_t worlds = rows.world_count;
+        shape.world_count = worlds;
+        for (uint32_t w = 0; w < worlds; ++w) {
+            shape.max_dofs = std::max(shape.max_dofs, rows.dof_count(w));
+            shape.max_rows = std::max(shape.max_rows, rows.row_count(w));
+        }
+        result.impulse = garbage<Real>(rows.total_rows());
+        result.velocity = garbage<Real>(rows.total_dofs());
+        momentum = garbage<Real>(2 * size_t(rows.total_rows()) + rows.total_dofs());
+        result.world_path = garbage<int32_t>(worlds);
+        result.stats = garbage<steel_world_stats>(worlds);
+        result.history = garbage<double>(
+            options.record_residual_history ? size_t(worlds) * options.iterations : 0);
+        out = SolveOutputs<Real>{result.impulse.data(), result.velocity.data(),
+                                 momentum.data(),       result.world_path.data(),
+                                 result.stats.data(),   result.history.data()};
+        (void)simt::take_problems();
+    }
+};
+
 } // namespace
 
 template <class Real>
-EmulatedSolve<Real> emulate_solve(steel::RowSet<Real> rows, const steel_solve_options& options) {
-    using namespace steel::cuda;
-    EmulatedSolve<Real> result;
-    const uint32_t worlds = rows.world_count;
-    RowsShape shape{worlds, 0, 0};
-    for (uint32_t w = 0; w < worlds; ++w) {
-        shape.max_dofs = std::max(shape.max_dofs, rows.dof_count(w));
-        shape.max_rows = std::max(shape.max_rows, rows.row_count(w));
-    }
-    result.impulse = garbage<Real>(rows.total_rows());
-    result.velocity = garbage<Real>(rows.total_dofs());
-    std::vector<Real> momentum = garbage<Real>(2 * size_t(rows.total_rows()) + rows.total_dofs());
-    result.world_path = garbage<int32_t>(worlds);
-    result.stats = garbage<steel_world_stats>(worlds);
-    result.history =
-        garbage<double>(options.record_residual_history ? size_t(worlds) * options.iterations : 0);
-    const SolveOutputs<Real> out{result.impulse.data(), result.velocity.data(),
-                                 momentum.data(),       result.world_path.data(),
-                                 result.stats.data(),   result.history.data()};
-    (void)simt::take_problems();
-    if (worlds > 0)
-        result.history_stride = launch_solve_kernels(rows_view_of<Real>(rows, worlds), shape,
-                                                     options, out, HostLaunch{});
-    result.problems = simt::take_problems();
-    return result;
+EmulatedSolve<Real> emulate_solve(RowSet<Real> rows, const steel_solve_options& options) {
+    HostOutputs<Real> host(rows, options);
+    if (rows.world_count > 0)
+        host.result.history_stride =
+            launch_solve_kernels(rows_view_of<Real>(rows, rows.world_count), host.shape, options,
+                                 host.out, HostLaunch{});
+    host.result.problems = simt::take_problems();
+    return std::move(host.result);
 }
 
-template <class Real> std::vector<std::string> emulate_values_kernels(steel::RowSet<Real>& rows) {
-    using namespace steel::cuda;
+template <class Real>
+EmulatedSolve<Real>
+emulate_colored_solve(RowSet<Real> rows, const propagation::PropagationSet<Real>& set,
+                      const colored::ColoredPlan<Real>& plan, const steel_solve_options& options) {
+    HostOutputs<Real> host(rows, options);
+    if (rows.world_count > 0)
+        host.result.history_stride =
+            launch_colored_kernels(rows_view_of<Real>(rows, rows.world_count),
+                                   colored_view_of<Real>(plan, set.denominator.data()), host.shape,
+                                   options, host.out, HostLaunch{});
+    host.result.problems = simt::take_problems();
+    return std::move(host.result);
+}
+
+template <class Real> std::vector<std::string> emulate_values_kernels(RowSet<Real>& rows) {
     (void)simt::take_problems();
     const RowsView<Real> view = rows_view_of<Real>(rows, rows.world_count);
     launch_values_kernels(view, rows.total_rows(), HostLaunch{});
@@ -66,6 +93,14 @@ template <class Real> std::vector<std::string> emulate_values_kernels(steel::Row
 
 template EmulatedSolve<float> emulate_solve(steel::RowSet<float>, const steel_solve_options&);
 template EmulatedSolve<double> emulate_solve(steel::RowSet<double>, const steel_solve_options&);
+template EmulatedSolve<float> emulate_colored_solve(RowSet<float>,
+                                                    const propagation::PropagationSet<float>&,
+                                                    const colored::ColoredPlan<float>&,
+                                                    const steel_solve_options&);
+template EmulatedSolve<double> emulate_colored_solve(RowSet<double>,
+                                                     const propagation::PropagationSet<double>&,
+                                                     const colored::ColoredPlan<double>&,
+                                                     const steel_solve_options&);
 template std::vector<std::string> emulate_values_kernels(steel::RowSet<float>&);
 template std::vector<std::string> emulate_values_kernels(steel::RowSet<double>&);
 

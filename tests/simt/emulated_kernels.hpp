@@ -3,6 +3,8 @@
 // Plain C++ on this side: the emulation's macros stay inside emulated_kernels.cpp.
 #pragma once
 
+#include "colored/colored_plan.hpp"
+#include "propagation/propagation_set.hpp"
 #include "row_set.hpp"
 
 #include <steel/steel.h>
@@ -28,6 +30,14 @@ template <class Real> struct EmulatedSolve {
 // 0xff bytes), as uninitialized device memory would.
 template <class Real>
 EmulatedSolve<Real> emulate_solve(steel::RowSet<Real> rows, const steel_solve_options& options);
+
+// A CUDA batch's colored solve under the propagation response (tree-free rows): the
+// classification and colored kernels on the host's own propagation set and colors.
+template <class Real>
+EmulatedSolve<Real> emulate_colored_solve(steel::RowSet<Real> rows,
+                                          const steel::propagation::PropagationSet<Real>& set,
+                                          const steel::colored::ColoredPlan<Real>& plan,
+                                          const steel_solve_options& options);
 
 // steel_batch_update_values_device's recomputation on the device: J.Y of every row and the cone
 // pairs' cross terms, rewritten in `rows` by row_jy_kernel and cone_cross_kernel. Returns what

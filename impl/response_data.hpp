@@ -1,0 +1,36 @@
+// What the propagation response and the colored solve mode (SPEC 7) solve with, built on the
+// host once per upload by the first solve that asks for it: the propagation set (from the scene
+// record) and the colors. Both backends call this, so they fail the same way: INVALID_ARGUMENT
+// for rows without a scene upload or with cone friction (build_propagation_set says which row).
+#pragma once
+
+#include "batch.hpp"
+#include "colored/colored_plan.hpp"
+#include "error.hpp"
+#include "propagation/propagation_build.hpp"
+
+#include <memory>
+
+namespace steel {
+
+template <class Real>
+void prepare_response_data(BatchState<Real>& state, const steel_solve_options& options,
+                           const scene::SceneRecord* scene, const char* where) {
+    const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
+    if (propagation && !state.propagation) {
+        if (!scene)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: articulated_contact_response = STEEL_RESPONSE_PROPAGATION needs a "
+                        "scene upload (steel_batch_upload_scene): these rows came from "
+                        "steel_batch_upload_rows or a snapshot and carry no bodies to propagate "
+                        "through",
+                        where));
+        state.propagation = std::make_unique<propagation::PropagationSet<Real>>(
+            propagation::build_propagation_set(*scene, state.rows));
+    }
+    if (options.solve_mode == STEEL_SOLVE_COLORED && !state.colored)
+        state.colored = std::make_unique<colored::ColoredPlan<Real>>(
+            colored::build_colored_plan(state.rows, *state.propagation));
+}
+
+} // namespace steel
