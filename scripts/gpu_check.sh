@@ -50,7 +50,7 @@ gpu_rc=$?
 tail -25 "$log_dir/steel_cuda_tests.log"
 
 step "CUDA-related CPU tests (steel_tests)"
-timeout 120 "$build/tests/steel_tests" -tc='*CUDA*,*dense_entry*,*device-pointer*,*default structs*' \
+timeout 120 "$build/tests/steel_tests" -tc='*CUDA*,*dense_entry*,*device-pointer*,*default structs*,simt*' \
     >"$log_dir/steel_tests.log" 2>&1
 cpu_rc=$?
 tail -4 "$log_dir/steel_tests.log"

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 using cuda_test::random_batch;
 
@@ -251,5 +252,75 @@ TEST_CASE("GPU answers UNSUPPORTED for options it does not do") {
     REQUIRE_OK(steel_batch_set_options(batch, &options));
     CHECK(steel_batch_solve(batch) == STEEL_ERROR_UNSUPPORTED);
     CHECK(steel_batch_solve_async(batch, nullptr) == STEEL_ERROR_UNSUPPORTED);
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+namespace {
+
+steel_solve_options colored_options(uint32_t iterations) {
+    steel_solve_options options = options_with(iterations, STEEL_PATH_AUTO);
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    options.solve_mode = STEEL_SOLVE_COLORED;
+    options.record_residual_history = 1;
+    return options;
+}
+
+} // namespace
+
+TEST_CASE("GPU colored solve equals the CPU's colored solve bit for bit on free bodies") {
+    scenes::SceneBuilder builder;
+    for (uint32_t copy = 0; copy < 64; ++copy) { // a few blocks' worth of warps
+        builder.begin_world();
+        scenes::add_box_pile(builder, 10 + copy % 7);
+    }
+    builder.begin_world();
+    scenes::add_box_pile(builder, 120); // colors wider than a warp
+    builder.begin_world();
+    scenes::add_box_stack(builder, 6);
+    const steel_scene_desc desc = builder.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+        const auto solve_on = [&](int32_t backend) {
+            const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);
+            const steel_solve_options options = colored_options(25);
+            REQUIRE_OK(steel_batch_set_options(batch, &options));
+            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+            REQUIRE_OK(steel_batch_solve(batch));
+            test::Solved solved = test::read_all(batch);
+            REQUIRE_OK(steel_batch_destroy(batch));
+            return solved;
+        };
+        const test::Solved cpu = solve_on(STEEL_BACKEND_CPU), gpu = solve_on(STEEL_BACKEND_CUDA);
+        CAPTURE(precision);
+        INFO("largest impulse gap " << test::max_abs_diff(gpu.impulses, cpu.impulses));
+        REQUIRE(gpu.impulses.size() == cpu.impulses.size());
+        CHECK(std::memcmp(gpu.impulses.data(), cpu.impulses.data(),
+                          cpu.impulses.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(gpu.velocities.data(), cpu.velocities.data(),
+                          cpu.velocities.size() * sizeof(double)) == 0);
+        for (size_t w = 0; w < cpu.stats.size(); ++w)
+            CHECK(std::memcmp(&gpu.stats[w], &cpu.stats[w], sizeof(steel_world_stats)) == 0);
+    }
+}
+
+TEST_CASE("GPU colored solve refuses trees and serial propagation, and says why") {
+    scenes::SceneBuilder builder;
+    builder.begin_world();
+    scenes::add_box_pile(builder, 4);
+    builder.begin_world();
+    scenes::add_legged_robot(builder);
+    const steel_scene_desc desc = builder.desc();
+    const steel_batch batch = cuda_test::create(2, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    steel_solve_options options = colored_options(10);
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    CHECK(steel_batch_solve(batch) == STEEL_ERROR_UNSUPPORTED);
+    CHECK(std::string(steel_last_error_message()).find("world 1") != std::string::npos);
+    options.solve_mode = STEEL_SOLVE_SERIAL;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    CHECK(steel_batch_solve(batch) == STEEL_ERROR_UNSUPPORTED);
+    // Still usable with what the device does.
+    options = options_with(10, STEEL_PATH_AUTO);
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
     REQUIRE_OK(steel_batch_destroy(batch));
 }

@@ -7,7 +7,9 @@
 #include "device_backend.hpp"
 
 #include "../batch.hpp"
+#include "../response_data.hpp"
 #include "cuda_check.cuh"
+#include "device_colored.cuh"
 #include "device_buffer.cuh"
 #include "device_rows.cuh"
 #include "kernel_launches.cuh"
@@ -27,6 +29,9 @@ template <class Real> struct DeviceState {
     DeviceBuffer<steel_world_stats> stats;
     DeviceBuffer<int32_t> world_path;
     DeviceBuffer<double> history;
+    DeviceColored<Real> colored;    // the colored solve's packs, once a colored solve asked
+    bool colored_mirrored = false;  // `colored` holds the current rows' plan
+    bool values_updated = false;    // a device values update since the last upload
     uint32_t history_stride = 0;    // of the last solve
     bool results_on_device = false; // the device buffers hold the last solve's results
 };
@@ -141,6 +146,7 @@ void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch&
     wait_for_pending(device);
     state.has_rows = host.has_rows;
     state.results_on_device = false;
+    state.colored_mirrored = state.values_updated = false;
     device.host_rows_stale = device.host_results_stale = false;
     if (!host.has_rows) return;
     state.rows.upload(host.rows, device.stream);
@@ -157,7 +163,10 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
         state.world_path.data(), state.stats.data(),    state.history.data()};
     const RowsShape shape{rows.world_count, rows.max_dofs, rows.max_rows};
     state.history_stride =
-        launch_solve_kernels(rows.view(), shape, options, out, StreamLaunch{stream});
+        options.solve_mode == STEEL_SOLVE_COLORED
+            ? launch_colored_kernels(rows.view(), state.colored.view(), shape, options, out,
+                                     StreamLaunch{stream})
+            : launch_solve_kernels(rows.view(), shape, options, out, StreamLaunch{stream});
     check_cuda(cudaGetLastError(), "launching the solve kernels");
     state.results_on_device = true;
 }
@@ -230,6 +239,33 @@ template <class T> const T* or_null(const std::vector<T>& staged) {
     return staged.empty() ? nullptr : staged.data();
 }
 
+// The colors and denominators of a colored solve, built on the host by the CPU backend's own
+// code the first time (with its errors: no scene, cone friction) and mirrored once. The kernel
+// does free bodies only: a batch with an articulation of two or more bodies is refused.
+template <class Real>
+void prepare_colored(DeviceBatch& device, DeviceState<Real>& state, BatchState<Real>& host,
+                     const Batch& batch, const char* where) {
+    if (state.colored_mirrored) return;
+    if (state.values_updated)
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format("%s: solve_mode = STEEL_SOLVE_COLORED after steel_batch_update_values_device: "
+                    "the colors are built from the uploaded scene's values, which the update "
+                    "replaced; upload the scene again",
+                    where));
+    prepare_response_data(host, batch.options, batch.scene.get(), where);
+    const propagation::PropagationSet<Real>& set = *host.propagation;
+    for (uint32_t w = 0; w < set.world_count; ++w)
+        if (set.world_body_offset[w + 1] > set.world_body_offset[w])
+            fail(STEEL_ERROR_UNSUPPORTED,
+                 format("%s: world %u has an articulation of two or more bodies; the CUDA "
+                        "backend's colored kernel does free bodies only so far (the tree walks "
+                        "of the propagation response are not on the device yet); use a CPU batch",
+                        where, w));
+    state.colored.upload(*host.colored, set, device.stream);
+    check_cuda(cudaStreamSynchronize(device.stream), "uploading the colors to the device");
+    state.colored_mirrored = true;
+}
+
 } // namespace
 
 void attach_backend(Batch& batch, const char* where) {
@@ -266,10 +302,12 @@ void check_device_options(const Batch& batch, const char* where) {
              format("%s: enable_bilateral_preelimination = 1 is not done by the CUDA "
                     "backend yet; use a CPU batch or turn it off",
                     where));
-    if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
+    if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION &&
+        batch.options.solve_mode != STEEL_SOLVE_COLORED)
         fail(STEEL_ERROR_UNSUPPORTED,
-             format("%s: articulated_contact_response = STEEL_RESPONSE_PROPAGATION (and the "
-                    "colored solve) is not done by the CUDA backend yet; use a CPU batch",
+             format("%s: serial sweeps under articulated_contact_response = "
+                    "STEEL_RESPONSE_PROPAGATION are not done by the CUDA backend yet (solve_mode "
+                    "= STEEL_SOLVE_COLORED is, for batches of free bodies); use a CPU batch",
                     where));
 }
 
@@ -282,6 +320,9 @@ void solve(Batch& batch, void* stream, bool synchronous) {
     }
     const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
     with_states(batch, [&](auto& state, auto& host) {
+        if (batch.options.solve_mode == STEEL_SOLVE_COLORED)
+            prepare_colored(device, state, host, batch,
+                            synchronous ? "steel_batch_solve" : "steel_batch_solve_async");
         launch_solve(state, batch.options, on);
         if (synchronous) {
             pull_results(device, host);
@@ -385,6 +426,8 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
         if (values.jacobian || values.response)
             launch_values_kernels(rows.view(), rows.total_rows, StreamLaunch{on});
         check_cuda(cudaGetLastError(), "steel_batch_update_values_device");
+        state.values_updated = true;
+        state.colored_mirrored = false;
     });
     device.host_rows_stale = true;
     device.rows_stream = on;
