@@ -4,7 +4,8 @@
 // it: a sum over J_i's values in order, where every DOF that Y_j does not touch contributes
 // J * 0 = 0. This does exactly that sum (same terms, same order, the zeros included), looking
 // Y_j's value up by DOF instead, so a GPU lane can compute any entry on its own and still get
-// the CPU's bits (the device build does not contract into FMA). tests/test_cuda_kernels.cpp holds it to that.
+// the CPU's bits (the device build does not contract into FMA). tests/test_cuda_kernels.cpp holds
+// it to that.
 #pragma once
 
 #include "../host_device.hpp"
