@@ -2,7 +2,9 @@
 // tolerance GPU and CPU results are held to (docs/cuda.md derives it).
 #pragma once
 
+#include "robot_scenes.hpp"
 #include "rows_scenes.hpp"
+#include "scene_builder.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -44,6 +46,40 @@ inline test::Solved solve(const scenes::RowsBuilder& builder, const Run& r) {
     test::Solved solved = test::read_all(batch);
     REQUIRE_OK(steel_batch_destroy(batch));
     return solved;
+}
+
+inline steel_solve_options options_with(uint32_t iterations, int32_t path) {
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    options.iterations = iterations;
+    options.path = path;
+    return options;
+}
+
+// Stacks of height 2, 2 + step, ... up to 12 under a heavy top box: a large mass ratio, where
+// momentum matters.
+inline scenes::RowsBuilder heavy_stacks(uint32_t step) {
+    scenes::RowsBuilder builder;
+    for (uint32_t h = 2; h <= 12; h += step) {
+        scenes::StackSpec stack;
+        stack.height = h;
+        stack.top_mass = 100.0;
+        scenes::add_stack_world(builder, stack);
+    }
+    return builder;
+}
+
+// Three worlds: the arm with a box, the legged robot, a pile of pile_boxes boxes.
+inline scenes::SceneBuilder robot_worlds(int32_t friction_model, uint32_t pile_boxes) {
+    scenes::SceneBuilder builder;
+    builder.friction_model = friction_model;
+    builder.begin_world();
+    scenes::add_arm_with_box(builder, 0.8, 2.0);
+    builder.begin_world();
+    scenes::add_legged_robot(builder);
+    builder.begin_world();
+    scenes::add_box_pile(builder, pile_boxes);
+    return builder;
 }
 
 // Random worlds of 1 to 24 rows over 1 to 5 bodies of 1 to 7 DOFs (rows up to 14 values).

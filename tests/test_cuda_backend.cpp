@@ -11,17 +11,10 @@
 #include <cstring>
 #include <string>
 
+using cuda_test::options_with;
 using cuda_test::random_batch;
 
 namespace {
-
-steel_solve_options options_with(uint32_t iterations, int32_t path) {
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    options.iterations = iterations;
-    options.path = path;
-    return options;
-}
 
 // The GPU in `precision` against the CPU in the same precision, sweep count `sweeps`.
 void check_close(const test::Solved& gpu, const test::Solved& cpu, uint32_t sweeps,
@@ -104,21 +97,10 @@ test::Solved solve_with_history(const scenes::RowsBuilder& builder, int32_t back
     return solved;
 }
 
-scenes::RowsBuilder heavy_stacks() {
-    scenes::RowsBuilder builder;
-    for (uint32_t h = 2; h <= 12; h += 2) {
-        scenes::StackSpec stack;
-        stack.height = h;
-        stack.top_mass = 100.0; // a large mass ratio: where momentum matters
-        scenes::add_stack_world(builder, stack);
-    }
-    return builder;
-}
-
 } // namespace
 
 TEST_CASE("GPU cfm, contact regularization and residual history match the CPU") {
-    const scenes::RowsBuilder builder = heavy_stacks();
+    const scenes::RowsBuilder builder = cuda_test::heavy_stacks(2);
     const uint64_t longest = cuda_test::longest_row(builder);
     steel_solve_options options = options_with(60, STEEL_PATH_GENERAL);
     options.cfm = 1e-6;
@@ -144,7 +126,7 @@ TEST_CASE("GPU cfm, contact regularization and residual history match the CPU") 
 TEST_CASE("GPU Nesterov momentum matches the CPU") {
     // Extrapolation by beta -> 1 is not non-expansive, and a restart decision at a tie could go
     // either way, so the derived bound does not apply: held to 1e-9 of the largest impulse.
-    const scenes::RowsBuilder builder = heavy_stacks();
+    const scenes::RowsBuilder builder = cuda_test::heavy_stacks(2);
     steel_solve_options options = options_with(60, STEEL_PATH_GENERAL);
     options.nesterov_momentum = 1;
     options.record_residual_history = 1;
@@ -167,14 +149,7 @@ TEST_CASE(
     "GPU scenes (arm with box, legged robot, box pile; box and cone friction) match the CPU") {
     for (int32_t model : {STEEL_FRICTION_MODEL_BOX, STEEL_FRICTION_MODEL_CONE})
         for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-            scenes::SceneBuilder builder;
-            builder.friction_model = model;
-            builder.begin_world();
-            scenes::add_arm_with_box(builder, 0.8, 2.0);
-            builder.begin_world();
-            scenes::add_legged_robot(builder);
-            builder.begin_world();
-            scenes::add_box_pile(builder, 8);
+            const scenes::SceneBuilder builder = cuda_test::robot_worlds(model, 8);
             const steel_scene_desc desc = builder.desc();
             const auto solve_scene = [&](int32_t backend) {
                 const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);

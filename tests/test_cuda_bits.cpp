@@ -14,6 +14,8 @@
 #include <cstring>
 #include <variant>
 
+using cuda_test::options_with;
+
 namespace {
 
 template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
@@ -52,14 +54,6 @@ void check_device_equals_emulation(steel_batch batch, const steel_solve_options&
         steel::lookup_batch(batch.id, "test").state);
 }
 
-steel_solve_options options_with(uint32_t iterations, int32_t path) {
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    options.iterations = iterations;
-    options.path = path;
-    return options;
-}
-
 } // namespace
 
 TEST_CASE("GPU = emulated kernels bit for bit: random worlds, every path, both precisions, "
@@ -87,14 +81,7 @@ TEST_CASE("GPU = emulated kernels bit for bit: random worlds, every path, both p
 
 TEST_CASE("GPU = emulated kernels bit for bit: scenes with box and cone friction") {
     for (int32_t model : {STEEL_FRICTION_MODEL_BOX, STEEL_FRICTION_MODEL_CONE}) {
-        scenes::SceneBuilder builder;
-        builder.friction_model = model;
-        builder.begin_world();
-        scenes::add_arm_with_box(builder, 0.8, 2.0);
-        builder.begin_world();
-        scenes::add_legged_robot(builder);
-        builder.begin_world();
-        scenes::add_box_pile(builder, 6);
+        const scenes::SceneBuilder builder = cuda_test::robot_worlds(model, 6);
         const steel_scene_desc desc = builder.desc();
         const steel_batch batch =
             cuda_test::create(desc.world_count, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);

@@ -16,17 +16,10 @@
 #include <cstring>
 #include <variant>
 
+using cuda_test::options_with;
 using cuda_test::random_batch;
 
 namespace {
-
-steel_solve_options options_with(uint32_t iterations, int32_t path) {
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    options.iterations = iterations;
-    options.path = path;
-    return options;
-}
 
 // One CPU solve and the emulated CUDA solve of the very same rows (the batch's RowSet).
 struct Pair {
@@ -95,17 +88,6 @@ void check_close(const Pair& pair, uint32_t sweeps, uint64_t longest, int32_t pr
     }
 }
 
-scenes::RowsBuilder heavy_stacks() {
-    scenes::RowsBuilder builder;
-    for (uint32_t h = 2; h <= 12; h += 5) {
-        scenes::StackSpec stack;
-        stack.height = h;
-        stack.top_mass = 100.0; // a large mass ratio: where momentum matters
-        scenes::add_stack_world(builder, stack);
-    }
-    return builder;
-}
-
 } // namespace
 
 TEST_CASE("Emulated CUDA kernels: general sweep, dense path and classification match the CPU "
@@ -127,7 +109,7 @@ TEST_CASE("Emulated CUDA kernels: general sweep, dense path and classification m
 }
 
 TEST_CASE("Emulated CUDA kernels: cfm, contact regularization, residual history and momentum") {
-    const scenes::RowsBuilder builder = heavy_stacks();
+    const scenes::RowsBuilder builder = cuda_test::heavy_stacks(5);
     const uint64_t longest = cuda_test::longest_row(builder);
     steel_solve_options options = options_with(25, STEEL_PATH_GENERAL);
     options.cfm = 1e-6;
@@ -159,14 +141,7 @@ TEST_CASE("Emulated CUDA kernels: cfm, contact regularization, residual history 
 
 TEST_CASE("Emulated CUDA kernels: scenes with box and cone friction match the CPU backend") {
     for (int32_t model : {STEEL_FRICTION_MODEL_BOX, STEEL_FRICTION_MODEL_CONE}) {
-        scenes::SceneBuilder builder;
-        builder.friction_model = model;
-        builder.begin_world();
-        scenes::add_arm_with_box(builder, 0.8, 2.0);
-        builder.begin_world();
-        scenes::add_legged_robot(builder);
-        builder.begin_world();
-        scenes::add_box_pile(builder, 6);
+        const scenes::SceneBuilder builder = cuda_test::robot_worlds(model, 6);
         const steel_scene_desc desc = builder.desc();
         const steel_batch batch =
             cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT64);
