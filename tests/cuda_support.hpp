@@ -82,6 +82,19 @@ inline scenes::SceneBuilder robot_worlds(int32_t friction_model, uint32_t pile_b
     return builder;
 }
 
+// Three worlds: a stack, a one-row world whose impulse overflows to infinity, another stack.
+inline scenes::RowsBuilder overflowing_middle_world() {
+    scenes::RowsBuilder builder;
+    scenes::add_stack_world(builder, scenes::StackSpec{});
+    builder.begin_world({0.0, 0.0});
+    scenes::Row row;
+    row.blocks[0] = scenes::Block{0, {1e-10}, {1e10}};
+    row.bias = 1e300;
+    builder.add_row(row);
+    scenes::add_stack_world(builder, scenes::StackSpec{});
+    return builder;
+}
+
 // Random worlds of 1 to 24 rows over 1 to 5 bodies of 1 to 7 DOFs (rows up to 14 values).
 inline scenes::RowsBuilder random_batch(uint64_t seed, uint32_t worlds) {
     std::mt19937_64 rng(seed);

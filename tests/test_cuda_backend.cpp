@@ -176,14 +176,7 @@ TEST_CASE(
 }
 
 TEST_CASE("GPU isolates a world that overflows and leaves its neighbours alone") {
-    scenes::RowsBuilder builder;
-    scenes::add_stack_world(builder, scenes::StackSpec{});
-    builder.begin_world({0.0, 0.0});
-    scenes::Row row;
-    row.blocks[0] = scenes::Block{0, {1e-10}, {1e10}};
-    row.bias = 1e300;
-    builder.add_row(row);
-    scenes::add_stack_world(builder, scenes::StackSpec{});
+    const scenes::RowsBuilder builder = cuda_test::overflowing_middle_world();
     for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
         const steel_solve_options options = options_with(20, path);
         const test::Solved gpu = cuda_test::solve(

@@ -176,14 +176,7 @@ TEST_CASE("Emulated CUDA kernels: v in global memory when a world's DOFs overflo
 }
 
 TEST_CASE("Emulated CUDA kernels: a world that overflows is isolated, its neighbours kept") {
-    scenes::RowsBuilder builder;
-    scenes::add_stack_world(builder, scenes::StackSpec{});
-    builder.begin_world({0.0, 0.0});
-    scenes::Row row;
-    row.blocks[0] = scenes::Block{0, {1e-10}, {1e10}};
-    row.bias = 1e300;
-    builder.add_row(row);
-    scenes::add_stack_world(builder, scenes::StackSpec{});
+    const scenes::RowsBuilder builder = cuda_test::overflowing_middle_world();
     for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
         CAPTURE(path);
         const Pair pair = solve_rows(builder, STEEL_PRECISION_FLOAT64, options_with(10, path));
