@@ -162,22 +162,6 @@ warp_colored_sweep(const ColoredView<Real>& plan, const WorldRows<Real>& rows, u
     return result;
 }
 
-// velocity_from_impulses (propagation_sweep.hpp) for a warp: rows with a zero impulse add
-// nothing, as on the CPU; each DOF still sums its terms in row order.
-template <class Real>
-__device__ inline void warp_velocity_from_nonzero_impulses(const WorldRows<Real>& rows,
-                                                           const Real* impulse, Real* velocity,
-                                                           uint32_t lane) {
-    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
-        velocity[k] = rows.unconstrained_velocity[k];
-    __syncwarp();
-    for (uint32_t j = 0; j < rows.row_count; ++j) {
-        if (impulse[j] == Real(0)) continue; // the same for every lane
-        warp_row_axpy(rows, j, rows.response, impulse[j], velocity, lane);
-        __syncwarp();
-    }
-}
-
 template <class Real>
 __global__ void colored_sweep_kernel(RowsView<Real> set, ColoredView<Real> plan,
                                      DeviceSolve<Real> solve) {
@@ -193,7 +177,7 @@ __global__ void colored_sweep_kernel(RowsView<Real> set, ColoredView<Real> plan,
     for (uint32_t i = lane; i < rows.row_count; i += kWarpSize)
         impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
     __syncwarp();
-    warp_velocity_from_nonzero_impulses(rows, impulse, velocity, lane);
+    warp_velocity_from_impulses(rows, impulse, velocity, lane, /*skip_zero=*/true);
 
     MomentumState<Real> state{}; // the propagation response takes no momentum (validated)
     WorldOutcome outcome = warp_run_sweeps(

@@ -161,12 +161,11 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
         state.world_path.data(), state.stats.data(),    state.history.data()};
-    const RowsShape shape{rows.world_count, rows.max_dofs, rows.max_rows};
     state.history_stride =
         options.solve_mode == STEEL_SOLVE_COLORED
-            ? launch_colored_kernels(rows.view(), state.colored.view(), shape, options, out,
+            ? launch_colored_kernels(rows.view(), state.colored.view(), rows.shape, options, out,
                                      StreamLaunch{stream})
-            : launch_solve_kernels(rows.view(), shape, options, out, StreamLaunch{stream});
+            : launch_solve_kernels(rows.view(), rows.shape, options, out, StreamLaunch{stream});
     check_cuda(cudaGetLastError(), "launching the solve kernels");
     state.results_on_device = true;
 }

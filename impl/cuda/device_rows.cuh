@@ -2,7 +2,6 @@
 // this). Kernels see it through a RowsView (rows_view.cuh).
 #pragma once
 
-#include "../row_set.hpp"
 #include "device_buffer.cuh"
 #include "rows_view.cuh"
 
@@ -12,7 +11,7 @@ namespace steel::cuda {
 
 template <class Real> struct DeviceRows {
     uint32_t world_count = 0, total_dofs = 0, total_rows = 0;
-    uint32_t max_dofs = 0, max_rows = 0; // over worlds: sizes the kernels' shared memory
+    RowsShape shape;
     DeviceBuffer<uint32_t> world_dof_offset, world_row_offset, block_offset, block_length;
     DeviceBuffer<uint64_t> value_offset;
     DeviceBuffer<Real> unconstrained_velocity, jacobian, response, bias, lower, upper, friction,
@@ -23,11 +22,7 @@ template <class Real> struct DeviceRows {
         world_count = set.world_count;
         total_dofs = set.total_dofs();
         total_rows = set.total_rows();
-        max_dofs = max_rows = 0;
-        for (uint32_t w = 0; w < world_count; ++w) {
-            if (set.dof_count(w) > max_dofs) max_dofs = set.dof_count(w);
-            if (set.row_count(w) > max_rows) max_rows = set.row_count(w);
-        }
+        shape = rows_shape(set);
         world_dof_offset.upload(set.world_dof_offset, stream);
         world_row_offset.upload(set.world_row_offset, stream);
         block_offset.upload(set.block_offset, stream);

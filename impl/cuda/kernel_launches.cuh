@@ -37,11 +37,6 @@ template <class Real> struct SolveOutputs {
     double* history;          // [world_count * iterations] when the history is recorded
 };
 
-// The sizes of the rows that a launch depends on (DeviceRows keeps them at upload).
-struct RowsShape {
-    uint32_t world_count, max_dofs, max_rows;
-};
-
 template <class Real>
 DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShape& shape,
                               const SolveOutputs<Real>& out) {

@@ -4,6 +4,7 @@
 // code reads a world the same way on both sides. No CUDA runtime types here.
 #pragma once
 
+#include "../row_set.hpp"
 #include "../world_rows.hpp"
 
 #include <cstdint>
@@ -32,6 +33,22 @@ template <class Real> struct RowsView {
     Real* cone_cross_01;
     Real* cone_cross_10;
 };
+
+// The sizes of the rows that a launch depends on: the largest world sizes the kernels' shared
+// memory.
+struct RowsShape {
+    uint32_t world_count = 0, max_dofs = 0, max_rows = 0;
+};
+
+template <class Real> RowsShape rows_shape(const RowSet<Real>& set) {
+    RowsShape shape;
+    shape.world_count = set.world_count;
+    for (uint32_t w = 0; w < set.world_count; ++w) {
+        if (set.dof_count(w) > shape.max_dofs) shape.max_dofs = set.dof_count(w);
+        if (set.row_count(w) > shape.max_rows) shape.max_rows = set.row_count(w);
+    }
+    return shape;
+}
 
 // The view of anything that holds the RowSet's arrays under the RowSet's names (a DeviceRows
 // mirror, or a host RowSet for the emulation), each with a data() pointer.

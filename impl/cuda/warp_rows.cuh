@@ -107,14 +107,17 @@ __device__ inline void warp_row_axpy(const WorldRows<Real>& rows, uint32_t row, 
 }
 
 // velocity = v-hat + sum_j Y_j impulse_j. Every DOF accumulates its terms in row order, as
-// velocity_from_impulses does on the CPU.
+// velocity_from_impulses does on the CPU. skip_zero: rows with a zero impulse add nothing, as in
+// the propagation response's velocity_from_impulses (propagation_sweep.hpp).
 template <class Real>
 __device__ inline void warp_velocity_from_impulses(const WorldRows<Real>& rows, const Real* impulse,
-                                                   Real* velocity, uint32_t lane) {
+                                                   Real* velocity, uint32_t lane,
+                                                   bool skip_zero = false) {
     for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
         velocity[k] = rows.unconstrained_velocity[k];
     __syncwarp();
     for (uint32_t j = 0; j < rows.row_count; ++j) {
+        if (skip_zero && impulse[j] == Real(0)) continue; // the same for every lane
         warp_row_axpy(rows, j, rows.response, impulse[j], velocity, lane);
         __syncwarp(); // the next row may give these DOFs to other lanes
     }

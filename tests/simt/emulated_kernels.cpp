@@ -33,16 +33,12 @@ struct HostLaunch {
 template <class Real> struct HostOutputs {
     EmulatedSolve<Real> result;
     std::vector<Real> momentum;
-    RowsShape shape{0, 0, 0};
+    RowsShape shape;
     SolveOutputs<Real> out{};
 
     HostOutputs(const RowSet<Real>& rows, const steel_solve_options& options) {
         const uint32_t worlds = rows.world_count;
-        shape.world_count = worlds;
-        for (uint32_t w = 0; w < worlds; ++w) {
-            shape.max_dofs = std::max(shape.max_dofs, rows.dof_count(w));
-            shape.max_rows = std::max(shape.max_rows, rows.row_count(w));
-        }
+        shape = rows_shape(rows);
         result.impulse = garbage<Real>(rows.total_rows());
         result.velocity = garbage<Real>(rows.total_dofs());
         momentum = garbage<Real>(2 * size_t(rows.total_rows()) + rows.total_dofs());
