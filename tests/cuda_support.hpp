@@ -124,4 +124,22 @@ inline double tolerance(uint32_t sweeps, uint64_t longest, int32_t precision, do
     return 32.0 * sweeps * double(longest) * u * std::max(1.0, scale);
 }
 
+// A CUDA solve (on a device or emulated) against the CPU's in the same precision after `sweeps`
+// sweeps: impulses and velocities within the bound above, paths and flags equal.
+inline void check_close(const test::Solved& gpu, const test::Solved& cpu, uint32_t sweeps,
+                        uint64_t longest, int32_t precision) {
+    const double scale = test::max_abs(cpu.impulses);
+    CHECK(test::max_abs_diff(gpu.impulses, cpu.impulses) <=
+          tolerance(sweeps, longest, precision, scale));
+    const double vscale = test::max_abs(cpu.velocities);
+    CHECK(test::max_abs_diff(gpu.velocities, cpu.velocities) <=
+          tolerance(sweeps, longest, precision, std::max(scale, vscale)));
+    REQUIRE(gpu.stats.size() == cpu.stats.size());
+    for (size_t w = 0; w < gpu.stats.size(); ++w) {
+        CAPTURE(w);
+        CHECK(gpu.stats[w].path == cpu.stats[w].path);
+        CHECK(gpu.stats[w].flags == cpu.stats[w].flags);
+    }
+}
+
 } // namespace cuda_test

@@ -11,28 +11,9 @@
 #include <cstring>
 #include <string>
 
+using cuda_test::check_close;
 using cuda_test::options_with;
 using cuda_test::random_batch;
-
-namespace {
-
-// The GPU in `precision` against the CPU in the same precision, sweep count `sweeps`.
-void check_close(const test::Solved& gpu, const test::Solved& cpu, uint32_t sweeps,
-                 uint64_t longest, int32_t precision) {
-    const double scale = test::max_abs(cpu.impulses);
-    CHECK(test::max_abs_diff(gpu.impulses, cpu.impulses) <=
-          cuda_test::tolerance(sweeps, longest, precision, scale));
-    const double vscale = test::max_abs(cpu.velocities);
-    CHECK(test::max_abs_diff(gpu.velocities, cpu.velocities) <=
-          cuda_test::tolerance(sweeps, longest, precision, std::max(scale, vscale)));
-    REQUIRE(gpu.stats.size() == cpu.stats.size());
-    for (size_t w = 0; w < gpu.stats.size(); ++w) {
-        CHECK(gpu.stats[w].path == cpu.stats[w].path);
-        CHECK(gpu.stats[w].flags == cpu.stats[w].flags);
-    }
-}
-
-} // namespace
 
 TEST_CASE(
     "GPU general sweep and dense path match the CPU after every sweep count, float64 and float32") {
