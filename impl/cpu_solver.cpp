@@ -276,15 +276,7 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
                                           state.walk_scratch[thread], impulse, velocity, history)
                 : solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
                               state.preelimination[thread], impulse, velocity, history);
-        steel_world_stats& stats = state.stats[w];
-        stats = steel_world_stats{};
-        stats.struct_size = sizeof(steel_world_stats);
-        stats.path = outcome.path;
-        stats.sweeps = outcome.sweeps;
-        stats.flags = outcome.flags;
-        stats.residual = outcome.residual;
-        stats.first_residual = outcome.first_residual;
-        stats.momentum_restarts = outcome.restarts;
+        write_world_stats(state.stats[w], outcome);
     };
     if (within_world) {
         for (uint32_t w = 0; w < world_count; ++w)

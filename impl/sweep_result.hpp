@@ -39,14 +39,27 @@ struct WorldOutcome {
     double first_residual = 0;
 };
 
+// The world's steel_world_stats, as both backends report it.
+STEEL_HOST_DEVICE inline void write_world_stats(steel_world_stats& stats,
+                                                const WorldOutcome& outcome) {
+    stats = steel_world_stats{};
+    stats.struct_size = sizeof(steel_world_stats);
+    stats.path = outcome.path;
+    stats.sweeps = outcome.sweeps;
+    stats.flags = outcome.flags;
+    stats.residual = outcome.residual;
+    stats.first_residual = outcome.first_residual;
+    stats.momentum_restarts = outcome.restarts;
+}
+
 // Runs sweep() up to settings.iterations times, stopping early at the tolerance or at the first
 // non-finite number. sweep() returns a SweepResult<Real>; between(residual) runs after a sweep when
 // another sweep follows (momentum lives there), given that sweep's residual, and returns true if
 // it restarted. history, when
 // not null, receives every sweep's residual.
 template <class Real, class Sweep, class Between>
-STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, double* history, Sweep&& sweep,
-                                                 Between&& between) {
+STEEL_HOST_DEVICE inline WorldOutcome run_sweeps(const SweepSettings& settings, double* history,
+                                                 Sweep&& sweep, Between&& between) {
     WorldOutcome outcome;
     for (uint32_t k = 0; k < settings.iterations; ++k) {
         const SweepResult<Real> result = sweep();

@@ -149,15 +149,4 @@ __device__ inline void warp_isolate_if_nonfinite(const WorldRows<Real>& rows, Wo
     __syncwarp();
 }
 
-__device__ inline void write_world_stats(steel_world_stats& stats, const WorldOutcome& outcome) {
-    stats = steel_world_stats{};
-    stats.struct_size = sizeof(steel_world_stats);
-    stats.path = outcome.path;
-    stats.sweeps = outcome.sweeps;
-    stats.flags = outcome.flags;
-    stats.residual = outcome.residual;
-    stats.first_residual = outcome.first_residual;
-    stats.momentum_restarts = outcome.restarts;
-}
-
 } // namespace steel::cuda
