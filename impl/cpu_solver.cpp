@@ -170,7 +170,8 @@ WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& se
     const uint32_t body0 = set.world_body_offset[w];
     propagation::PropagationWorld<Real> world{world_rows(row_set, w),
                                               row_set.world_row_offset[w],
-                                              {&set, body0, row_set.world_dof_offset[w], velocity,
+                                              {propagation::propagation_view_of<Real>(set), body0,
+                                               row_set.world_dof_offset[w], velocity,
                                                scratch.bias.data(), scratch.joint_impulse.data(),
                                                scratch.body_change.data(), scratch.path.data()}};
     world.rows.jy = set.denominator.data() + world.row0;

@@ -105,7 +105,9 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
     std::vector<double> velocity(n, 0.0), bias(6 * size_t(bodies), 0.0), joint(n, 0.0),
         change(6 * size_t(bodies));
     std::vector<int32_t> path(std::max(out.max_depth, 1u));
-    TreeWalk<double> walk{&out,
+    // The walk reads the tree arrays, all complete by now (the view's denominator is not read:
+    // it is what this function appends to).
+    TreeWalk<double> walk{propagation_view_of<double>(out),
                           body0,
                           rows.world_dof_offset[w],
                           velocity.data(),

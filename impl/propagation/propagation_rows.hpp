@@ -15,8 +15,8 @@ template <class Real> struct PropagationWorld {
 };
 
 // J_i . v of the row now.
-template <class Real> Real row_rate(PropagationWorld<Real>& world, uint32_t i) {
-    const PropagationSet<Real>& set = *world.walk.set;
+template <class Real> STEEL_HOST_DEVICE Real row_rate(PropagationWorld<Real>& world, uint32_t i) {
+    const PropagationView<Real>& set = world.walk.set;
     const WorldRows<Real>& rows = world.rows;
     const uint32_t global = world.row0 + i;
     const uint8_t immediate = set.immediate_blocks[global];
@@ -32,7 +32,7 @@ template <class Real> Real row_rate(PropagationWorld<Real>& world, uint32_t i) {
         value += length;
     }
     for (uint32_t t = set.row_term_offset[global]; t < set.row_term_offset[global + 1]; ++t) {
-        const Real* term = set.term_value.data() + 6 * size_t(t);
+        const Real* term = set.term_value + 6 * size_t(t);
         if (set.term_body[t] >= 0) {
             Real velocity[6];
             world.walk.body_velocity(set.term_body[t], velocity);
@@ -47,8 +47,9 @@ template <class Real> Real row_rate(PropagationWorld<Real>& world, uint32_t i) {
 
 // Applies the impulse change `step` of row i: v += Y step over its kept blocks, and the row's
 // forces and joint impulses times step into the trees.
-template <class Real> void row_apply(PropagationWorld<Real>& world, uint32_t i, Real step) {
-    const PropagationSet<Real>& set = *world.walk.set;
+template <class Real>
+STEEL_HOST_DEVICE void row_apply(PropagationWorld<Real>& world, uint32_t i, Real step) {
+    const PropagationView<Real>& set = world.walk.set;
     const WorldRows<Real>& rows = world.rows;
     const uint32_t global = world.row0 + i;
     const uint8_t immediate = set.immediate_blocks[global];
@@ -63,7 +64,7 @@ template <class Real> void row_apply(PropagationWorld<Real>& world, uint32_t i, 
         value += length;
     }
     for (uint32_t t = set.row_term_offset[global]; t < set.row_term_offset[global + 1]; ++t) {
-        const Real* term = set.term_value.data() + 6 * size_t(t);
+        const Real* term = set.term_value + 6 * size_t(t);
         if (set.term_body[t] >= 0)
             world.walk.apply_body_impulse(set.term_body[t], term, step);
         else

@@ -12,7 +12,8 @@ namespace steel::propagation {
 
 // velocity = v-hat + (every row's response to its impulse), pushed through the trees.
 template <class Real>
-void velocity_from_impulses(PropagationWorld<Real>& world, uint32_t w, const Real* impulse) {
+STEEL_HOST_DEVICE void velocity_from_impulses(PropagationWorld<Real>& world, uint32_t w,
+                                              const Real* impulse) {
     for (uint32_t k = 0; k < world.rows.dof_count; ++k)
         world.walk.velocity[k] = world.rows.unconstrained_velocity[k];
     for (uint32_t i = 0; i < world.rows.row_count; ++i)
@@ -22,8 +23,9 @@ void velocity_from_impulses(PropagationWorld<Real>& world, uint32_t w, const Rea
 
 // One row update (no cone pairs under this response).
 template <class Real>
-void update_row(PropagationWorld<Real>& world, uint32_t i, const SolveParams<Real>& params,
-                Real* impulse, SweepResult<Real>& result) {
+STEEL_HOST_DEVICE void update_row(PropagationWorld<Real>& world, uint32_t i,
+                                  const SolveParams<Real>& params, Real* impulse,
+                                  SweepResult<Real>& result) {
     const Real error = row_rate(world, i) + world.rows.bias[i];
     Real step[2];
     update_rows(world.rows, i, params, error, Real(0), impulse, step, result);
@@ -31,8 +33,9 @@ void update_row(PropagationWorld<Real>& world, uint32_t i, const SolveParams<Rea
 }
 
 template <class Real>
-SweepResult<Real> propagation_sweep(PropagationWorld<Real>& world, uint32_t w,
-                                    const SolveParams<Real>& params, Real* impulse) {
+STEEL_HOST_DEVICE SweepResult<Real> propagation_sweep(PropagationWorld<Real>& world, uint32_t w,
+                                                      const SolveParams<Real>& params,
+                                                      Real* impulse) {
     SweepResult<Real> result;
     for (uint32_t i = 0; i < world.rows.row_count; ++i)
         update_row(world, i, params, impulse, result);

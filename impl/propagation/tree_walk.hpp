@@ -12,7 +12,8 @@
 // world's velocity vector is consistent again.
 #pragma once
 
-#include "propagation_set.hpp"
+#include "../host_device.hpp"
+#include "propagation_view.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -32,14 +33,14 @@ template <class Real> struct WalkScratch {
 };
 
 template <class Real> struct TreeWalk {
-    const PropagationSet<Real>* set;
+    PropagationView<Real> set;
     uint32_t body0;      // the world's first global tree body
     uint32_t dof0;       // the world's first global DOF
     Real* velocity;      // the world's qd at the last sync (world-local DOFs)
     Real* bias;          // [6 * world bodies] p per body since the last sync
     Real* joint_impulse; // [world DOFs] tau per DOF since the last sync
     Real* body_change;   // [6 * world bodies] scratch for sync
-    int32_t* path;       // [set->max_depth] scratch
+    int32_t* path;       // [set.max_depth] scratch
     // The last body read, and its velocity kept current while impulses land on it alone: the
     // rows of a contact (and a finger's several contacts) read one body in turn, and an impulse
     // at b moves b by its 6x6 response W_bb, so only the first read walks down the tree. Those
@@ -52,7 +53,7 @@ template <class Real> struct TreeWalk {
     Real pending[6] = {0, 0, 0, 0, 0, 0};
 
     // Carries the impulses waiting at the cached body up to the root.
-    void flush() {
+    STEEL_HOST_DEVICE void flush() {
         if (!has_pending) return;
         carry_up(cached_body, pending);
         for (int r = 0; r < 6; ++r)
@@ -60,22 +61,22 @@ template <class Real> struct TreeWalk {
         has_pending = false;
     }
     // Flushes and forgets the cached body.
-    void drop_cache() {
+    STEEL_HOST_DEVICE void drop_cache() {
         flush();
         cached_body = -1;
     }
 
-    const Real* s(uint32_t world_dof) const {
-        return set->subspace.data() + 6 * size_t(dof0 + world_dof);
+    STEEL_HOST_DEVICE const Real* s(uint32_t world_dof) const {
+        return set.subspace + 6 * size_t(dof0 + world_dof);
     }
-    const Real* u(uint32_t world_dof) const {
-        return set->transmitted.data() + 6 * size_t(dof0 + world_dof);
+    STEEL_HOST_DEVICE const Real* u(uint32_t world_dof) const {
+        return set.transmitted + 6 * size_t(dof0 + world_dof);
     }
-    Real* p(int32_t body) { return bias + 6 * size_t(uint32_t(body) - body0); }
+    STEEL_HOST_DEVICE Real* p(int32_t body) { return bias + 6 * size_t(uint32_t(body) - body0); }
 
     // dqd of body j's joint given its parent's velocity change.
-    void joint_rates(int32_t j, const Real dv_parent[6], Real* dqd) {
-        const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
+    STEEL_HOST_DEVICE void joint_rates(int32_t j, const Real dv_parent[6], Real* dqd) {
+        const uint32_t first = set.dof_first[size_t(j)], count = set.dof_count[size_t(j)];
         const Real* pj = p(j);
         if (count == 1) { // revolute and prismatic joints: the same arithmetic, unrolled
             const Real* sa = s(first);
@@ -83,7 +84,7 @@ template <class Real> struct TreeWalk {
             Real value = joint_impulse[first];
             for (int r = 0; r < 6; ++r)
                 value -= sa[r] * pj[r] + ua[r] * dv_parent[r];
-            dqd[0] = Real(0) + set->d_inverse[set->d_inverse_offset[size_t(j)]] * value;
+            dqd[0] = Real(0) + set.d_inverse[set.d_inverse_offset[size_t(j)]] * value;
             return;
         }
         Real rhs[6];
@@ -95,7 +96,7 @@ template <class Real> struct TreeWalk {
                 value -= sa[r] * pj[r] + ua[r] * dv_parent[r];
             rhs[a] = value;
         }
-        const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(j)];
+        const Real* d = set.d_inverse + set.d_inverse_offset[size_t(j)];
         for (uint32_t a = 0; a < count; ++a) {
             Real value = 0;
             for (uint32_t b = 0; b < count; ++b)
@@ -106,9 +107,9 @@ template <class Real> struct TreeWalk {
 
     // Walks from the root down to `target`, leaving its velocity change in dv and, when
     // `velocity_out` is set, its current spatial velocity there. Returns target's own dqd in dqd.
-    void walk_down(int32_t target, Real dv[6], Real* velocity_out, Real dqd[6]) {
+    STEEL_HOST_DEVICE void walk_down(int32_t target, Real dv[6], Real* velocity_out, Real dqd[6]) {
         uint32_t depth = 0;
-        for (int32_t j = target; j >= 0; j = set->parent[size_t(j)])
+        for (int32_t j = target; j >= 0; j = set.parent[size_t(j)])
             path[depth++] = j;
         for (int r = 0; r < 6; ++r) {
             dv[r] = 0;
@@ -116,7 +117,7 @@ template <class Real> struct TreeWalk {
         }
         while (depth-- > 0) {
             const int32_t j = path[depth];
-            const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
+            const uint32_t first = set.dof_first[size_t(j)], count = set.dof_count[size_t(j)];
             joint_rates(j, dv, dqd);
             for (uint32_t a = 0; a < count; ++a) {
                 const Real* sa = s(first + a);
@@ -130,7 +131,7 @@ template <class Real> struct TreeWalk {
     }
 
     // The body's spatial velocity now.
-    void body_velocity(int32_t body, Real out[6]) {
+    STEEL_HOST_DEVICE void body_velocity(int32_t body, Real out[6]) {
         if (body != cached_body) {
             drop_cache();
             Real dv[6], dqd[6];
@@ -145,23 +146,23 @@ template <class Real> struct TreeWalk {
     }
 
     // The DOF's rate now.
-    Real joint_rate(uint32_t world_dof) {
+    STEEL_HOST_DEVICE Real joint_rate(uint32_t world_dof) {
         flush();
-        const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
+        const int32_t body = set.dof_body[size_t(dof0 + world_dof)];
         Real dv[6], dqd[6];
         walk_down(body, dv, nullptr, dqd);
-        return velocity[world_dof] + dqd[world_dof - set->dof_first[size_t(body)]];
+        return velocity[world_dof] + dqd[world_dof - set.dof_first[size_t(body)]];
     }
 
     // Adds delta to p of `body` and carries what its joint passes on up to the root: the part of
     // an impulse that the joint does not absorb by moving, delta - U D^-1 S^T delta.
-    void carry_up(int32_t body, Real delta[6]) {
-        for (int32_t j = body; j >= 0; j = set->parent[size_t(j)]) {
+    STEEL_HOST_DEVICE void carry_up(int32_t body, Real delta[6]) {
+        for (int32_t j = body; j >= 0; j = set.parent[size_t(j)]) {
             Real* pj = p(j);
             for (int r = 0; r < 6; ++r)
                 pj[r] += delta[r];
-            const uint32_t first = set->dof_first[size_t(j)], count = set->dof_count[size_t(j)];
-            const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(j)];
+            const uint32_t first = set.dof_first[size_t(j)], count = set.dof_count[size_t(j)];
+            const Real* d = set.d_inverse + set.d_inverse_offset[size_t(j)];
             if (count == 1) { // the same arithmetic as below, unrolled
                 const Real* sa = s(first);
                 Real value = 0;
@@ -193,7 +194,7 @@ template <class Real> struct TreeWalk {
     }
 
     // A spatial impulse scale * force applied at the body (p is the bias: minus the impulse).
-    void apply_body_impulse(int32_t body, const Real force[6], Real scale) {
+    STEEL_HOST_DEVICE void apply_body_impulse(int32_t body, const Real force[6], Real scale) {
         if (body != cached_body) {
             drop_cache();
             Real delta[6];
@@ -205,7 +206,7 @@ template <class Real> struct TreeWalk {
         for (int r = 0; r < 6; ++r)
             pending[r] -= scale * force[r];
         has_pending = true;
-        const Real* response = set->body_response.data() + 36 * size_t(body);
+        const Real* response = set.body_response + 36 * size_t(body);
         for (int r = 0; r < 6; ++r) {
             Real change = 0;
             for (int c = 0; c < 6; ++c)
@@ -215,14 +216,14 @@ template <class Real> struct TreeWalk {
     }
 
     // A joint impulse `amount` at one DOF: the joint passes U D^-1 e_dof amount to its parent.
-    void apply_joint_impulse(uint32_t world_dof, Real amount) {
+    STEEL_HOST_DEVICE void apply_joint_impulse(uint32_t world_dof, Real amount) {
         drop_cache();
-        const int32_t body = set->dof_body[size_t(dof0 + world_dof)];
+        const int32_t body = set.dof_body[size_t(dof0 + world_dof)];
         joint_impulse[world_dof] += amount;
-        const int32_t parent = set->parent[size_t(body)];
+        const int32_t parent = set.parent[size_t(body)];
         if (parent < 0) return;
-        const uint32_t first = set->dof_first[size_t(body)], count = set->dof_count[size_t(body)];
-        const Real* d = set->d_inverse.data() + set->d_inverse_offset[size_t(body)];
+        const uint32_t first = set.dof_first[size_t(body)], count = set.dof_count[size_t(body)];
+        const Real* d = set.d_inverse + set.d_inverse_offset[size_t(body)];
         const uint32_t column = world_dof - first;
         Real delta[6] = {0, 0, 0, 0, 0, 0};
         for (uint32_t a = 0; a < count; ++a) {
@@ -237,8 +238,8 @@ template <class Real> struct TreeWalk {
 // Pushes the accumulated impulses of the world's trees into qd and clears them (SPEC 7's
 // "each iteration, propagation of the accumulated impulses through the tree").
 template <class Real>
-void sync_world(TreeWalk<Real>& walk, uint32_t world) { // parents first, one pass
-    const PropagationSet<Real>& set = *walk.set;
+STEEL_HOST_DEVICE void sync_world(TreeWalk<Real>& walk, uint32_t world) { // parents first, one pass
+    const PropagationView<Real>& set = walk.set;
     const uint32_t first = set.world_body_offset[world], last = set.world_body_offset[world + 1];
     walk.drop_cache();
     for (uint32_t b = first; b < last; ++b) {
