@@ -206,17 +206,50 @@ TEST_CASE("GPU answers UNSUPPORTED for options it does not do") {
 
 namespace {
 
-steel_solve_options colored_options(uint32_t iterations) {
+steel_solve_options propagation_options(uint32_t iterations, int32_t solve_mode) {
     steel_solve_options options = options_with(iterations, STEEL_PATH_AUTO);
     options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
-    options.solve_mode = STEEL_SOLVE_COLORED;
+    options.solve_mode = solve_mode;
     options.record_residual_history = 1;
     return options;
 }
 
 } // namespace
 
-TEST_CASE("GPU colored solve equals the CPU's colored solve bit for bit on free bodies") {
+namespace {
+
+// Solves the scene on the CPU and on the GPU under the propagation response and holds the two to
+// the same bits: the kernel runs the CPU's own walks, packs and row code in the CPU's order.
+void check_propagation_on_gpu(const steel_scene_desc& desc, int32_t solve_mode) {
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+        const auto solve_on = [&](int32_t backend) {
+            const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);
+            const steel_solve_options options = propagation_options(25, solve_mode);
+            REQUIRE_OK(steel_batch_set_options(batch, &options));
+            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+            REQUIRE_OK(steel_batch_solve(batch));
+            test::Solved solved = test::read_all(batch);
+            REQUIRE_OK(steel_batch_destroy(batch));
+            return solved;
+        };
+        const test::Solved cpu = solve_on(STEEL_BACKEND_CPU), gpu = solve_on(STEEL_BACKEND_CUDA);
+        CAPTURE(precision);
+        CAPTURE(solve_mode);
+        INFO("largest impulse gap " << test::max_abs_diff(gpu.impulses, cpu.impulses));
+        REQUIRE(gpu.impulses.size() == cpu.impulses.size());
+        CHECK(test::max_abs(cpu.impulses) > 0);
+        CHECK(std::memcmp(gpu.impulses.data(), cpu.impulses.data(),
+                          cpu.impulses.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(gpu.velocities.data(), cpu.velocities.data(),
+                          cpu.velocities.size() * sizeof(double)) == 0);
+        for (size_t w = 0; w < cpu.stats.size(); ++w)
+            CHECK(std::memcmp(&gpu.stats[w], &cpu.stats[w], sizeof(steel_world_stats)) == 0);
+    }
+}
+
+} // namespace
+
+TEST_CASE("GPU propagation solve equals the CPU's bit for bit on free bodies, serial and colored") {
     scenes::SceneBuilder builder;
     for (uint32_t copy = 0; copy < 64; ++copy) { // a few blocks' worth of warps
         builder.begin_world();
@@ -227,49 +260,28 @@ TEST_CASE("GPU colored solve equals the CPU's colored solve bit for bit on free 
     builder.begin_world();
     scenes::add_box_stack(builder, 6);
     const steel_scene_desc desc = builder.desc();
-    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const auto solve_on = [&](int32_t backend) {
-            const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);
-            const steel_solve_options options = colored_options(25);
-            REQUIRE_OK(steel_batch_set_options(batch, &options));
-            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
-            REQUIRE_OK(steel_batch_solve(batch));
-            test::Solved solved = test::read_all(batch);
-            REQUIRE_OK(steel_batch_destroy(batch));
-            return solved;
-        };
-        const test::Solved cpu = solve_on(STEEL_BACKEND_CPU), gpu = solve_on(STEEL_BACKEND_CUDA);
-        CAPTURE(precision);
-        INFO("largest impulse gap " << test::max_abs_diff(gpu.impulses, cpu.impulses));
-        REQUIRE(gpu.impulses.size() == cpu.impulses.size());
-        CHECK(std::memcmp(gpu.impulses.data(), cpu.impulses.data(),
-                          cpu.impulses.size() * sizeof(double)) == 0);
-        CHECK(std::memcmp(gpu.velocities.data(), cpu.velocities.data(),
-                          cpu.velocities.size() * sizeof(double)) == 0);
-        for (size_t w = 0; w < cpu.stats.size(); ++w)
-            CHECK(std::memcmp(&gpu.stats[w], &cpu.stats[w], sizeof(steel_world_stats)) == 0);
-    }
+    for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
+        check_propagation_on_gpu(desc, mode);
 }
 
-TEST_CASE("GPU colored solve refuses trees and serial propagation, and says why") {
+TEST_CASE("GPU propagation solve equals the CPU's bit for bit through trees, serial and colored") {
+    // Tree walks, tree-to-free-body contacts, packs, drive rows (joint-space terms) and a loop
+    // closure, over a few blocks' worth of warps.
     scenes::SceneBuilder builder;
-    builder.begin_world();
-    scenes::add_box_pile(builder, 4);
-    builder.begin_world();
-    scenes::add_legged_robot(builder);
+    builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    for (uint32_t copy = 0; copy < 12; ++copy) {
+        builder.begin_world();
+        scenes::add_arm_with_box(builder, 0.8, 2.0);
+        builder.begin_world();
+        scenes::add_legged_robot(builder);
+        builder.begin_world();
+        scenes::add_box_pile(builder, 4 + copy % 5);
+        builder.begin_world();
+        scenes::add_four_bar(builder);
+        builder.begin_world();
+        scenes::add_chain_on_ground(builder, 4 + copy % 6);
+    }
     const steel_scene_desc desc = builder.desc();
-    const steel_batch batch = cuda_test::create(2, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
-    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
-    steel_solve_options options = colored_options(10);
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    CHECK(steel_batch_solve(batch) == STEEL_ERROR_UNSUPPORTED);
-    CHECK(std::string(steel_last_error_message()).find("world 1") != std::string::npos);
-    options.solve_mode = STEEL_SOLVE_SERIAL;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    CHECK(steel_batch_solve(batch) == STEEL_ERROR_UNSUPPORTED);
-    // Still usable with what the device does.
-    options = options_with(10, STEEL_PATH_AUTO);
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_solve(batch));
-    REQUIRE_OK(steel_batch_destroy(batch));
+    for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
+        check_propagation_on_gpu(desc, mode);
 }

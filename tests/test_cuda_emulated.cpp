@@ -216,8 +216,89 @@ TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cr
     }
 }
 
-TEST_CASE("Emulated CUDA colored kernel: the CPU's colored solve under the propagation response, "
-          "bit for bit") {
+namespace {
+
+// Solves the scene on the CPU under the propagation response, then runs the propagation kernel
+// on the CPU's own rows, propagation set and colors, and holds the two to the same bits:
+// impulses, velocities, paths, stats and every recorded sweep's residual.
+void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, int32_t precision,
+                            double tolerance) {
+    CAPTURE(solve_mode);
+    CAPTURE(precision);
+    CAPTURE(tolerance);
+    const uint32_t iterations = 30;
+    const steel_batch batch = cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, precision);
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    steel_solve_options options = options_with(iterations, STEEL_PATH_AUTO);
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    options.solve_mode = solve_mode;
+    options.record_residual_history = 1;
+    options.tolerance = tolerance;
+    options.contact_regularization = 1e-6;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    std::visit(
+        [&](auto& host) {
+            const auto emulated = test::emulate_propagation_solve(host.rows, *host.propagation,
+                                                                  host.colored.get(), options);
+            for (const std::string& problem : emulated.problems)
+                FAIL_CHECK(problem);
+            const auto same = [](const auto& a, const auto& b) {
+                using T = typename std::decay_t<decltype(a)>::value_type;
+                return a.size() == b.size() &&
+                       std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+            };
+            CHECK(same(emulated.impulse, host.results.impulse));
+            CHECK(same(emulated.velocity, host.results.velocity));
+            CHECK(same(emulated.world_path, host.world_path));
+            // A world's history holds as many entries as it ran sweeps.
+            REQUIRE(emulated.history.size() == host.history.size());
+            for (size_t w = 0; w < host.stats.size(); ++w) {
+                CAPTURE(w);
+                CHECK(std::memcmp(emulated.history.data() + w * iterations,
+                                  host.history.data() + w * iterations,
+                                  host.stats[w].sweeps * sizeof(double)) == 0);
+                CHECK(std::memcmp(&emulated.stats[w], &host.stats[w], sizeof(steel_world_stats)) ==
+                      0);
+            }
+            CHECK(test::max_abs(widened(host.results.impulse)) > 0);
+        },
+        steel::lookup_batch(batch.id, "test").state);
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+// What the CPU's colors of a scene hold: the most contacts in packs of one color, the contacts
+// solved one by one (they touch a tree) and the rows of the serial group.
+struct PlanShape {
+    uint32_t widest_color = 0, tree_contacts = 0, serial_rows = 0;
+};
+
+PlanShape colored_plan_shape(const steel_scene_desc& desc) {
+    const steel_batch batch =
+        cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    steel_solve_options options = options_with(1, STEEL_PATH_AUTO);
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    options.solve_mode = STEEL_SOLVE_COLORED;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const auto& plan =
+        *std::get<steel::BatchState<double>>(steel::lookup_batch(batch.id, "test").state).colored;
+    PlanShape shape;
+    for (size_t c = 0; c + 1 < plan.color_pack_offset.size(); ++c)
+        shape.widest_color = std::max(shape.widest_color,
+                                      (plan.color_pack_offset[c + 1] - plan.color_pack_offset[c]) *
+                                          steel::colored::kPackLanes<double>);
+    shape.tree_contacts = uint32_t(plan.contact_rows.size() / 2);
+    shape.serial_rows = uint32_t(plan.serial_rows.size());
+    REQUIRE_OK(steel_batch_destroy(batch));
+    return shape;
+}
+
+} // namespace
+
+TEST_CASE("Emulated CUDA propagation kernel, colored, free bodies: the CPU's colored solve bit "
+          "for bit") {
     scenes::SceneBuilder builder;
     builder.begin_world();
     scenes::add_box_pile(builder, 120); // colors of more than 32 contacts: lanes loop
@@ -230,59 +311,36 @@ TEST_CASE("Emulated CUDA colored kernel: the CPU's colored solve under the propa
             scenes::ContactSpec{0, -1, {0.01 * c, 0, 0}, {0, 0, 1}, -0.001, 0.5, 0});
     const steel_scene_desc desc = builder.desc();
 
+    const PlanShape shape = colored_plan_shape(desc);
+    CHECK(shape.widest_color > 32);
+    CHECK(shape.serial_rows > 0);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
-        for (double tolerance : {0.0, 1e-2}) {
-            CAPTURE(precision);
-            CAPTURE(tolerance);
-            const steel_batch batch =
-                cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, precision);
-            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
-            steel_solve_options options = options_with(30, STEEL_PATH_AUTO);
-            options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
-            options.solve_mode = STEEL_SOLVE_COLORED;
-            options.record_residual_history = 1;
-            options.tolerance = tolerance;
-            options.contact_regularization = 1e-6;
-            REQUIRE_OK(steel_batch_set_options(batch, &options));
-            REQUIRE_OK(steel_batch_solve(batch));
-            std::visit(
-                [&](auto& host) {
-                    using Real = typename decltype(host.rows.jy)::value_type;
-                    const auto& plan = *host.colored;
-                    uint32_t widest = 0, serial = 0;
-                    for (size_t c = 0; c + 1 < plan.color_pack_offset.size(); ++c)
-                        widest = std::max(
-                            widest, (plan.color_pack_offset[c + 1] - plan.color_pack_offset[c]) *
-                                        steel::colored::kPackLanes<Real>);
-                    serial = uint32_t(plan.serial_rows.size());
-                    CHECK(widest > 32);
-                    CHECK(serial > 0);
-                    const auto emulated =
-                        test::emulate_colored_solve(host.rows, *host.propagation, plan, options);
-                    for (const std::string& problem : emulated.problems)
-                        FAIL_CHECK(problem);
-                    const auto same = [](const auto& a, const auto& b) {
-                        using T = typename std::decay_t<decltype(a)>::value_type;
-                        return a.size() == b.size() &&
-                               std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-                    };
-                    CHECK(same(emulated.impulse, host.results.impulse));
-                    CHECK(same(emulated.velocity, host.results.velocity));
-                    CHECK(same(emulated.world_path, host.world_path));
-                    // A world's history holds as many entries as it ran sweeps.
-                    REQUIRE(emulated.history.size() == host.history.size());
-                    for (size_t w = 0; w < host.stats.size(); ++w)
-                        CHECK(std::memcmp(emulated.history.data() + w * 30,
-                                          host.history.data() + w * 30,
-                                          host.stats[w].sweeps * sizeof(double)) == 0);
-                    for (size_t w = 0; w < host.stats.size(); ++w) {
-                        CAPTURE(w);
-                        CHECK(std::memcmp(&emulated.stats[w], &host.stats[w],
-                                          sizeof(steel_world_stats)) == 0);
-                    }
-                    if (tolerance > 0) CHECK(host.stats[2].sweeps < 30); // the stop was taken
-                },
-                steel::lookup_batch(batch.id, "test").state);
-            REQUIRE_OK(steel_batch_destroy(batch));
-        }
+        for (double tolerance : {0.0, 1e-2})
+            check_propagation_bits(desc, STEEL_SOLVE_COLORED, precision, tolerance);
+}
+
+TEST_CASE("Emulated CUDA propagation kernel through trees, serial and colored: the CPU's solve "
+          "bit for bit") {
+    // Tree walks, contacts between trees and free bodies, packs, and a serial group with the
+    // legged robot's drive rows (joint-space terms) and the four-bar's loop closure.
+    scenes::SceneBuilder builder;
+    builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    builder.begin_world();
+    scenes::add_arm_with_box(builder, 0.8, 2.0);
+    builder.begin_world();
+    scenes::add_legged_robot(builder);
+    builder.begin_world();
+    scenes::add_box_pile(builder, 6);
+    builder.begin_world();
+    scenes::add_four_bar(builder);
+    builder.begin_world();
+    scenes::add_chain_on_ground(builder, 6);
+    const steel_scene_desc desc = builder.desc();
+    const PlanShape shape = colored_plan_shape(desc);
+    CHECK(shape.tree_contacts > 0);
+    CHECK(shape.serial_rows > 0);
+    for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
+        for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+            for (double tolerance : {0.0, 1e-3})
+                check_propagation_bits(desc, mode, precision, tolerance);
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <string>
 
 namespace {
 
@@ -148,4 +149,64 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         cudaStreamDestroy(stream);
         REQUIRE_OK(steel_batch_destroy(batch));
     }
+}
+
+TEST_CASE("a propagation solve replays from a CUDA graph, and waits for a new scene after a "
+          "device values update") {
+    scenes::SceneBuilder builder;
+    builder.begin_world();
+    scenes::add_legged_robot(builder);
+    builder.begin_world();
+    scenes::add_box_pile(builder, 5);
+    const steel_scene_desc desc = builder.desc();
+    const steel_batch batch = cuda_test::create(2, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    steel_solve_options options = cuda_test::options_with(20, STEEL_PATH_AUTO);
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    options.solve_mode = STEEL_SOLVE_COLORED;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    REQUIRE_OK(steel_batch_solve(batch)); // builds and mirrors the trees and colors
+    const test::Solved first = test::read_all(batch);
+    CHECK(test::max_abs(first.impulses) > 0);
+
+    cudaStream_t stream = nullptr;
+    REQUIRE_CUDA(cudaStreamCreate(&stream));
+    const uint64_t rows = first.impulses.size();
+    double* impulses = nullptr;
+    REQUIRE_CUDA(cudaMalloc(&impulses, rows * sizeof(double)));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    uint64_t count = rows;
+    REQUIRE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const steel_status solve = steel_batch_solve_async(batch, stream);
+    const steel_status read =
+        steel_batch_read_impulses_device(batch, impulses, rows, &count, stream);
+    REQUIRE_CUDA(cudaStreamEndCapture(stream, &graph));
+    REQUIRE_OK(solve);
+    REQUIRE_OK(read);
+    REQUIRE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    REQUIRE_CUDA(cudaGraphLaunch(exec, stream));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    CHECK(to_host(impulses, rows) == first.impulses);
+
+    // New biases from the device: the trees and packs were built from the scene's values.
+    double* device_bias = to_device(std::vector<double>(rows, 0.0));
+    steel_row_values_desc values;
+    steel_row_values_desc_default(&values);
+    values.bias = device_bias;
+    REQUIRE_OK(steel_batch_update_values_device(batch, &values, stream));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    CHECK(steel_batch_solve(batch) == STEEL_ERROR_UNSUPPORTED);
+    CHECK(std::string(steel_last_error_message()).find("upload the scene again") !=
+          std::string::npos);
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    REQUIRE_OK(steel_batch_solve(batch));
+    CHECK(test::read_all(batch).impulses == first.impulses);
+
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFree(device_bias);
+    cudaFree(impulses);
+    cudaStreamDestroy(stream);
+    REQUIRE_OK(steel_batch_destroy(batch));
 }

@@ -1,24 +1,20 @@
-// The colored solve mode (SPEC 7) under the propagation response as one fused kernel, for
-// batches whose articulations are all single bodies (free bodies: box piles, stacks). One warp
-// per world runs every sweep in one launch; within a color no two contacts share a body, so the
-// 32 lanes each solve a contact of the color at once, then the serial group follows on lane 0.
+// The colored solve mode's packed contacts (SPEC 7) on the device: within a color no two
+// contacts share a body, so the 32 lanes of a world's warp each solve a contact of a pack at
+// once (propagation_kernel.cuh runs the sweeps around them).
 //
 // Same bits as the CPU's colored solve: a lane runs the CPU pack kernel's per-lane arithmetic
-// (contact_pack_kernel.inc: IEEE +, -, *, / and comparisons, in its order) on the same packs,
-// and the serial rows use the CPU's own row code (row_dot, update_rows, row_axpy) with the
-// propagation set's denominators. The merges across lanes are a max and a sum of zeros, which
-// do not depend on order. Trees (walks through articulations) are not done here yet: the
-// backend refuses such batches before launching.
+// (contact_pack_kernel.inc: IEEE +, -, *, / and comparisons, in its order) on the same packs.
+// The merges across lanes are a max and a sum of zeros, which do not depend on order.
 #pragma once
 
 #include "../colored/colored_plan.hpp"
 #include "../row_update.hpp"
-#include "general_kernel.cuh"
+#include "warp_rows.cuh"
 
 namespace steel::cuda {
 
-// A ColoredPlan's arrays (colored_plan.hpp) on the device, and the propagation set's row
-// denominators. Pack arrays are lane-minor with kLanes lanes a pack.
+// A ColoredPlan's arrays (colored_plan.hpp) on the device. Pack arrays are lane-minor with kLanes
+// lanes a pack.
 template <class Real> struct ColoredView {
     uint32_t lanes; // kPackLanes<Real>
     const Real* jacobian;
@@ -33,12 +29,12 @@ template <class Real> struct ColoredView {
     const uint32_t* color_pack_offset;
     const uint32_t* world_serial_offset;
     const uint32_t* serial_rows;
-    const Real* denominator; // per batch row: J H~^-1 J^T, replaces J.Y under this response
+    const uint32_t* color_contact_offset; // contacts touching a tree, solved one by one
+    const uint32_t* contact_rows;
 };
 
 // The view of a ColoredPlan, or of its device mirror (same member names, each with data()).
-template <class Real, class Plan>
-ColoredView<Real> colored_view_of(const Plan& plan, const Real* denominator) {
+template <class Real, class Plan> ColoredView<Real> colored_view_of(const Plan& plan) {
     return {colored::kPackLanes<Real>,
             plan.packs.jacobian.data(),
             plan.packs.response.data(),
@@ -52,7 +48,8 @@ ColoredView<Real> colored_view_of(const Plan& plan, const Real* denominator) {
             plan.color_pack_offset.data(),
             plan.world_serial_offset.data(),
             plan.serial_rows.data(),
-            denominator};
+            plan.color_contact_offset.data(),
+            plan.contact_rows.data()};
 }
 
 // One contact (a lane of a pack): its normal and two box friction rows, as the pack kernel does
@@ -117,76 +114,12 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
         if (rows[r * L] >= 0) impulse[rows[r * L]] = lambda[r];
 }
 
-// update_row (propagation_sweep.hpp) for a row of free-body blocks, on one lane.
-template <class Real>
-__device__ inline void update_serial_row(const WorldRows<Real>& rows, uint32_t i,
-                                         const SolveParams<Real>& params, Real* impulse,
-                                         Real* velocity, SweepResult<Real>& result) {
-    const Real error = row_dot(rows, i, rows.jacobian, velocity) + rows.bias[i];
-    Real step[2];
-    update_rows(rows, i, params, error, Real(0), impulse, step, result);
-    if (step[0] != Real(0)) row_axpy(rows, i, rows.response, step[0], velocity);
-}
-
 template <class Real> __device__ inline Real warp_max(Real value) {
     for (int offset = 16; offset > 0; offset >>= 1) {
         const Real other = __shfl_xor_sync(kFullMask, value, offset);
         value = other > value ? other : value;
     }
     return value;
-}
-
-// colored_sweep (colored_sweep.hpp) for a warp of a tree-free world; the result is broadcast.
-template <class Real>
-__device__ inline SweepResult<Real>
-warp_colored_sweep(const ColoredView<Real>& plan, const WorldRows<Real>& rows, uint32_t world,
-                   const SolveParams<Real>& params, Real* impulse, Real* velocity, uint32_t lane) {
-    SweepResult<Real> result;
-    for (uint32_t c = plan.world_color_offset[world]; c < plan.world_color_offset[world + 1]; ++c) {
-        const uint32_t first = plan.color_pack_offset[c];
-        const uint32_t contacts = (plan.color_pack_offset[c + 1] - first) * plan.lanes;
-        for (uint32_t q = lane; q < contacts; q += kWarpSize)
-            solve_packed_contact(plan, first + q / plan.lanes, q % plan.lanes, params, impulse,
-                                 velocity, result);
-        __syncwarp(); // the next color reads what this one wrote
-    }
-    result.residual = warp_max(result.residual);
-    result.nonfinite_probe = warp_sum(result.nonfinite_probe);
-    if (lane == 0)
-        for (uint32_t k = plan.world_serial_offset[world]; k < plan.world_serial_offset[world + 1];
-             ++k)
-            update_serial_row(rows, plan.serial_rows[k], params, impulse, velocity, result);
-    __syncwarp();
-    result.residual = __shfl_sync(kFullMask, result.residual, 0);
-    result.nonfinite_probe = __shfl_sync(kFullMask, result.nonfinite_probe, 0);
-    return result;
-}
-
-template <class Real>
-__global__ void colored_sweep_kernel(RowsView<Real> set, ColoredView<Real> plan,
-                                     DeviceSolve<Real> solve) {
-    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
-    if (world >= set.world_count) return;
-
-    WorldRows<Real> rows = device_world_rows(set, world);
-    const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
-    rows.jy = plan.denominator + row0;
-    Real* impulse = solve.impulse + row0;
-    Real* velocity = solve.velocity + dof0;
-    for (uint32_t i = lane; i < rows.row_count; i += kWarpSize)
-        impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
-    __syncwarp();
-    warp_velocity_from_impulses(rows, impulse, velocity, lane, /*skip_zero=*/true);
-
-    MomentumState<Real> state{}; // the propagation response takes no momentum (validated)
-    WorldOutcome outcome = warp_run_sweeps(
-        solve, world, lane, state, impulse, rows.row_count, velocity, rows.dof_count, [&] {
-            return warp_colored_sweep(plan, rows, world, solve.params, impulse, velocity, lane);
-        });
-    outcome.path = STEEL_PATH_GENERAL;
-    warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
-    if (lane == 0) write_world_stats(solve.stats[world], outcome);
 }
 
 } // namespace steel::cuda

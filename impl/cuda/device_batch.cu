@@ -9,8 +9,9 @@
 #include "../batch.hpp"
 #include "../response_data.hpp"
 #include "cuda_check.cuh"
-#include "device_colored.cuh"
 #include "device_buffer.cuh"
+#include "device_colored.cuh"
+#include "device_propagation.cuh"
 #include "device_rows.cuh"
 #include "kernel_launches.cuh"
 
@@ -29,11 +30,14 @@ template <class Real> struct DeviceState {
     DeviceBuffer<steel_world_stats> stats;
     DeviceBuffer<int32_t> world_path;
     DeviceBuffer<double> history;
-    DeviceColored<Real> colored;    // the colored solve's packs, once a colored solve asked
-    bool colored_mirrored = false;  // `colored` holds the current rows' plan
-    bool values_updated = false;    // a device values update since the last upload
-    uint32_t history_stride = 0;    // of the last solve
-    bool results_on_device = false; // the device buffers hold the last solve's results
+    // The propagation response's trees and the colored solve's packs, once a solve asked.
+    DevicePropagation<Real> propagation;
+    DeviceColored<Real> colored;
+    bool propagation_mirrored = false; // `propagation` holds the current rows' set
+    bool colored_mirrored = false;     // `colored` holds the current rows' plan
+    bool values_updated = false;       // a device values update since the last upload
+    uint32_t history_stride = 0;       // of the last solve
+    bool results_on_device = false;    // the device buffers hold the last solve's results
 };
 
 // launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh.
@@ -146,7 +150,7 @@ void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch&
     wait_for_pending(device);
     state.has_rows = host.has_rows;
     state.results_on_device = false;
-    state.colored_mirrored = state.values_updated = false;
+    state.propagation_mirrored = state.colored_mirrored = state.values_updated = false;
     device.host_rows_stale = device.host_results_stale = false;
     if (!host.has_rows) return;
     state.rows.upload(host.rows, device.stream);
@@ -161,11 +165,14 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
         state.world_path.data(), state.stats.data(),    state.history.data()};
-    state.history_stride =
-        options.solve_mode == STEEL_SOLVE_COLORED
-            ? launch_colored_kernels(rows.view(), state.colored.view(), rows.shape, options, out,
-                                     StreamLaunch{stream})
-            : launch_solve_kernels(rows.view(), rows.shape, options, out, StreamLaunch{stream});
+    if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
+        state.history_stride = launch_propagation_kernels(
+            rows.view(), state.propagation.view(), state.propagation.scratch(),
+            options.solve_mode == STEEL_SOLVE_COLORED ? state.colored.view() : ColoredView<Real>{},
+            rows.shape, options, out, StreamLaunch{stream});
+    else
+        state.history_stride =
+            launch_solve_kernels(rows.view(), rows.shape, options, out, StreamLaunch{stream});
     check_cuda(cudaGetLastError(), "launching the solve kernels");
     state.results_on_device = true;
 }
@@ -238,31 +245,27 @@ template <class T> const T* or_null(const std::vector<T>& staged) {
     return staged.empty() ? nullptr : staged.data();
 }
 
-// The colors and denominators of a colored solve, built on the host by the CPU backend's own
-// code the first time (with its errors: no scene, cone friction) and mirrored once. The kernel
-// does free bodies only: a batch with an articulation of two or more bodies is refused.
+// What the propagation response (and the colored solve) solves with, built on the host by the
+// CPU backend's own code the first time (with its errors: no scene, cone friction) and mirrored
+// once.
 template <class Real>
-void prepare_colored(DeviceBatch& device, DeviceState<Real>& state, BatchState<Real>& host,
-                     const Batch& batch, const char* where) {
-    if (state.colored_mirrored) return;
+void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchState<Real>& host,
+                         const Batch& batch, const char* where) {
+    const bool colored = batch.options.solve_mode == STEEL_SOLVE_COLORED;
+    if (state.propagation_mirrored && (!colored || state.colored_mirrored)) return;
     if (state.values_updated)
         fail(STEEL_ERROR_UNSUPPORTED,
-             format("%s: solve_mode = STEEL_SOLVE_COLORED after steel_batch_update_values_device: "
-                    "the colors are built from the uploaded scene's values, which the update "
-                    "replaced; upload the scene again",
+             format("%s: articulated_contact_response = STEEL_RESPONSE_PROPAGATION after "
+                    "steel_batch_update_values_device: the response data is built from the "
+                    "uploaded scene's values, which the update replaced; upload the scene again",
                     where));
     prepare_response_data(host, batch.options, batch.scene.get(), where);
-    const propagation::PropagationSet<Real>& set = *host.propagation;
-    for (uint32_t w = 0; w < set.world_count; ++w)
-        if (set.world_body_offset[w + 1] > set.world_body_offset[w])
-            fail(STEEL_ERROR_UNSUPPORTED,
-                 format("%s: world %u has an articulation of two or more bodies; the CUDA "
-                        "backend's colored kernel does free bodies only so far (the tree walks "
-                        "of the propagation response are not on the device yet); use a CPU batch",
-                        where, w));
-    state.colored.upload(*host.colored, set, device.stream);
-    check_cuda(cudaStreamSynchronize(device.stream), "uploading the colors to the device");
-    state.colored_mirrored = true;
+    if (!state.propagation_mirrored)
+        state.propagation.upload(*host.propagation, host.rows.total_dofs(), device.stream);
+    if (colored && !state.colored_mirrored) state.colored.upload(*host.colored, device.stream);
+    check_cuda(cudaStreamSynchronize(device.stream), "uploading the response data to the device");
+    state.propagation_mirrored = true;
+    state.colored_mirrored = state.colored_mirrored || colored;
 }
 
 } // namespace
@@ -301,13 +304,6 @@ void check_device_options(const Batch& batch, const char* where) {
              format("%s: enable_bilateral_preelimination = 1 is not done by the CUDA "
                     "backend yet; use a CPU batch or turn it off",
                     where));
-    if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION &&
-        batch.options.solve_mode != STEEL_SOLVE_COLORED)
-        fail(STEEL_ERROR_UNSUPPORTED,
-             format("%s: serial sweeps under articulated_contact_response = "
-                    "STEEL_RESPONSE_PROPAGATION are not done by the CUDA backend yet (solve_mode "
-                    "= STEEL_SOLVE_COLORED is, for batches of free bodies); use a CPU batch",
-                    where));
 }
 
 void solve(Batch& batch, void* stream, bool synchronous) {
@@ -319,9 +315,9 @@ void solve(Batch& batch, void* stream, bool synchronous) {
     }
     const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
     with_states(batch, [&](auto& state, auto& host) {
-        if (batch.options.solve_mode == STEEL_SOLVE_COLORED)
-            prepare_colored(device, state, host, batch,
-                            synchronous ? "steel_batch_solve" : "steel_batch_solve_async");
+        if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
+            prepare_propagation(device, state, host, batch,
+                                synchronous ? "steel_batch_solve" : "steel_batch_solve_async");
         launch_solve(state, batch.options, on);
         if (synchronous) {
             pull_results(device, host);
@@ -426,7 +422,7 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
             launch_values_kernels(rows.view(), rows.total_rows, StreamLaunch{on});
         check_cuda(cudaGetLastError(), "steel_batch_update_values_device");
         state.values_updated = true;
-        state.colored_mirrored = false;
+        state.propagation_mirrored = state.colored_mirrored = false;
     });
     device.host_rows_stale = true;
     device.rows_stream = on;

@@ -1,10 +1,9 @@
-// The colors of a colored solve (a ColoredPlan, colored_plan.hpp) and the propagation set's row
-// denominators, mirrored on the device for the colored kernel (colored_kernel.cuh). Built on the
-// host by the first colored solve after an upload, like the CPU's, then uploaded once.
+// The colors of a colored solve (a ColoredPlan, colored_plan.hpp), mirrored on the device for
+// the propagation kernel (propagation_kernel.cuh). Built on the host by the first colored solve
+// after an upload, like the CPU's, then uploaded once.
 #pragma once
 
 #include "../colored/colored_plan.hpp"
-#include "../propagation/propagation_set.hpp"
 #include "colored_kernel.cuh"
 #include "device_buffer.cuh"
 
@@ -17,11 +16,10 @@ template <class Real> struct DevicePacks {
 
 template <class Real> struct DeviceColored {
     DevicePacks<Real> packs;
-    DeviceBuffer<uint32_t> world_color_offset, color_pack_offset, world_serial_offset, serial_rows;
-    DeviceBuffer<Real> denominator;
+    DeviceBuffer<uint32_t> world_color_offset, color_pack_offset, world_serial_offset, serial_rows,
+        color_contact_offset, contact_rows;
 
-    void upload(const colored::ColoredPlan<Real>& plan,
-                const propagation::PropagationSet<Real>& set, cudaStream_t stream) {
+    void upload(const colored::ColoredPlan<Real>& plan, cudaStream_t stream) {
         packs.jacobian.upload(plan.packs.jacobian, stream);
         packs.response.upload(plan.packs.response, stream);
         packs.bias.upload(plan.packs.bias, stream);
@@ -34,10 +32,11 @@ template <class Real> struct DeviceColored {
         color_pack_offset.upload(plan.color_pack_offset, stream);
         world_serial_offset.upload(plan.world_serial_offset, stream);
         serial_rows.upload(plan.serial_rows, stream);
-        denominator.upload(set.denominator, stream);
+        color_contact_offset.upload(plan.color_contact_offset, stream);
+        contact_rows.upload(plan.contact_rows, stream);
     }
 
-    ColoredView<Real> view() const { return colored_view_of<Real>(*this, denominator.data()); }
+    ColoredView<Real> view() const { return colored_view_of<Real>(*this); }
 };
 
 } // namespace steel::cuda

@@ -1,15 +1,16 @@
 // The backend's sequences of kernel launches: a solve (classification, the general sweep, the
-// dense path) and a values update (J.Y, cone cross terms). Their sizes, shared memory and
-// parameters are worked out here once, for both places that launch them: device_batch.cu (with
+// dense path; or the propagation kernel) and a values update (J.Y, cone cross terms). Their
+// sizes, shared memory and parameters are worked out here once, for both places that launch them:
+// device_batch.cu (with
 // <<<>>>) and the host emulation in tests/simt/, which runs the same kernels with the same
 // geometry on the CPU so that the tests can check them without a GPU. Each takes
 // launch(kernel, blocks, threads, shared_bytes, arguments...).
 #pragma once
 
 #include "classify_kernel.cuh"
-#include "colored_kernel.cuh"
 #include "dense_kernel.cuh"
 #include "general_kernel.cuh"
+#include "propagation_kernel.cuh"
 #include "values_kernels.cuh"
 
 #include <algorithm>
@@ -85,17 +86,21 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
     return solve.history_stride;
 }
 
-// A colored solve under the propagation response (tree-free batches): classification (for the
-// paths the batch reports, as on the CPU), then the colored kernel.
+// A solve under the propagation response, serial or colored (plan.world_color_offset null:
+// serial): classification (for the paths the batch reports, as on the CPU), then the
+// propagation kernel.
 template <class Real, class Launch>
-uint32_t launch_colored_kernels(const RowsView<Real>& view, const ColoredView<Real>& plan,
-                                const RowsShape& shape, const steel_solve_options& options,
-                                const SolveOutputs<Real>& out, Launch&& launch) {
+uint32_t launch_propagation_kernels(const RowsView<Real>& view,
+                                    const propagation::PropagationView<Real>& trees,
+                                    const WalkScratchView<Real>& scratch,
+                                    const ColoredView<Real>& plan, const RowsShape& shape,
+                                    const steel_solve_options& options,
+                                    const SolveOutputs<Real>& out, Launch&& launch) {
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
     launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
            solve);
-    launch(colored_sweep_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
-           kWarpsPerBlock * kWarpSize, size_t(0), view, plan, solve);
+    launch(propagation_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
+           kWarpsPerBlock * kWarpSize, size_t(0), view, trees, scratch, plan, solve);
     return solve.history_stride;
 }
 

@@ -4,6 +4,7 @@
 #include "cuda/kernel_launches.cuh"
 #include "emulated_kernels.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -67,15 +68,24 @@ EmulatedSolve<Real> emulate_solve(RowSet<Real> rows, const steel_solve_options& 
 }
 
 template <class Real>
-EmulatedSolve<Real>
-emulate_colored_solve(RowSet<Real> rows, const propagation::PropagationSet<Real>& set,
-                      const colored::ColoredPlan<Real>& plan, const steel_solve_options& options) {
+EmulatedSolve<Real> emulate_propagation_solve(RowSet<Real> rows,
+                                              const propagation::PropagationSet<Real>& set,
+                                              const colored::ColoredPlan<Real>* plan,
+                                              const steel_solve_options& options) {
     HostOutputs<Real> host(rows, options);
+    // The walks' scratch as DevicePropagation sizes it, uninitialized.
+    const uint32_t path_stride = std::max(set.max_depth, 1u);
+    std::vector<Real> bias = garbage<Real>(6 * set.parent.size()),
+                      body_change = garbage<Real>(6 * set.parent.size()),
+                      joint_impulse = garbage<Real>(rows.total_dofs());
+    std::vector<int32_t> path = garbage<int32_t>(size_t(rows.world_count) * path_stride);
+    const WalkScratchView<Real> scratch{bias.data(), body_change.data(), joint_impulse.data(),
+                                        path.data(), path_stride};
     if (rows.world_count > 0)
-        host.result.history_stride =
-            launch_colored_kernels(rows_view_of<Real>(rows, rows.world_count),
-                                   colored_view_of<Real>(plan, set.denominator.data()), host.shape,
-                                   options, host.out, HostLaunch{});
+        host.result.history_stride = launch_propagation_kernels(
+            rows_view_of<Real>(rows, rows.world_count), propagation::propagation_view_of<Real>(set),
+            scratch, plan ? colored_view_of<Real>(*plan) : ColoredView<Real>{}, host.shape, options,
+            host.out, HostLaunch{});
     host.result.problems = simt::take_problems();
     return std::move(host.result);
 }
@@ -89,14 +99,14 @@ template <class Real> std::vector<std::string> emulate_values_kernels(RowSet<Rea
 
 template EmulatedSolve<float> emulate_solve(steel::RowSet<float>, const steel_solve_options&);
 template EmulatedSolve<double> emulate_solve(steel::RowSet<double>, const steel_solve_options&);
-template EmulatedSolve<float> emulate_colored_solve(RowSet<float>,
-                                                    const propagation::PropagationSet<float>&,
-                                                    const colored::ColoredPlan<float>&,
-                                                    const steel_solve_options&);
-template EmulatedSolve<double> emulate_colored_solve(RowSet<double>,
-                                                     const propagation::PropagationSet<double>&,
-                                                     const colored::ColoredPlan<double>&,
-                                                     const steel_solve_options&);
+template EmulatedSolve<float> emulate_propagation_solve(RowSet<float>,
+                                                        const propagation::PropagationSet<float>&,
+                                                        const colored::ColoredPlan<float>*,
+                                                        const steel_solve_options&);
+template EmulatedSolve<double> emulate_propagation_solve(RowSet<double>,
+                                                         const propagation::PropagationSet<double>&,
+                                                         const colored::ColoredPlan<double>*,
+                                                         const steel_solve_options&);
 template std::vector<std::string> emulate_values_kernels(steel::RowSet<float>&);
 template std::vector<std::string> emulate_values_kernels(steel::RowSet<double>&);
 

@@ -31,13 +31,14 @@ template <class Real> struct EmulatedSolve {
 template <class Real>
 EmulatedSolve<Real> emulate_solve(steel::RowSet<Real> rows, const steel_solve_options& options);
 
-// A CUDA batch's colored solve under the propagation response (tree-free rows): the
-// classification and colored kernels on the host's own propagation set and colors.
+// A CUDA batch's solve under the propagation response: the classification and propagation
+// kernels on the host's own propagation set, with colored sweeps when `plan` is given and
+// serial ones when it is null.
 template <class Real>
-EmulatedSolve<Real> emulate_colored_solve(steel::RowSet<Real> rows,
-                                          const steel::propagation::PropagationSet<Real>& set,
-                                          const steel::colored::ColoredPlan<Real>& plan,
-                                          const steel_solve_options& options);
+EmulatedSolve<Real> emulate_propagation_solve(steel::RowSet<Real> rows,
+                                              const steel::propagation::PropagationSet<Real>& set,
+                                              const steel::colored::ColoredPlan<Real>* plan,
+                                              const steel_solve_options& options);
 
 // steel_batch_update_values_device's recomputation on the device: J.Y of every row and the cone
 // pairs' cross terms, rewritten in `rows` by row_jy_kernel and cone_cross_kernel. Returns what

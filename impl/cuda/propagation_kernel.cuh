@@ -1,0 +1,128 @@
+// The propagation response (SPEC 7) on the device, serial or colored, as one fused kernel: one
+// warp per world, every sweep of the solve in one launch.
+//
+// The walks through a tree (tree_walk.hpp) are a chain: every row reads what the row before it
+// pushed into the tree, and the body cache makes even the rounding depend on the order. So
+// lane 0 runs them with the CPU's own code (propagation_sweep.hpp) in the CPU's order, and the
+// rest of the warp helps where the work is independent: initialization, and in the colored mode
+// the packed free-body contacts of each color (colored_kernel.cuh), 32 at a time. Every result
+// is the CPU backend's, bit for bit.
+#pragma once
+
+#include "../propagation/propagation_sweep.hpp"
+#include "colored_kernel.cuh"
+#include "general_kernel.cuh"
+
+namespace steel::cuda {
+
+// The walks' scratch of every world at once (a WalkScratch per thread on the CPU): p and the
+// sync's body changes per tree body, tau per DOF, and a root path per world.
+template <class Real> struct WalkScratchView {
+    Real* bias;           // [6 * tree bodies]
+    Real* body_change;    // [6 * tree bodies]
+    Real* joint_impulse;  // [total DOFs]
+    int32_t* path;        // [world_count * path_stride]
+    uint32_t path_stride; // max(max_depth, 1)
+};
+
+// colored_sweep (colored_sweep.hpp) for a warp: each color's packs on all lanes, then its
+// contacts that touch a tree and the serial group on lane 0, then the sync. Lane 0's result,
+// broadcast.
+template <class Real>
+__device__ inline SweepResult<Real>
+warp_colored_sweep(const ColoredView<Real>& plan, propagation::PropagationWorld<Real>& world,
+                   uint32_t w, const SolveParams<Real>& params, Real* impulse, uint32_t lane) {
+    SweepResult<Real> result;
+    for (uint32_t c = plan.world_color_offset[w]; c < plan.world_color_offset[w + 1]; ++c) {
+        const uint32_t first = plan.color_pack_offset[c];
+        const uint32_t contacts = (plan.color_pack_offset[c + 1] - first) * plan.lanes;
+        for (uint32_t q = lane; q < contacts; q += kWarpSize)
+            solve_packed_contact(plan, first + q / plan.lanes, q % plan.lanes, params, impulse,
+                                 world.walk.velocity, result);
+        __syncwarp(); // lane 0 and the next color read what this one wrote
+        if (lane == 0)
+            for (uint32_t k = plan.color_contact_offset[c]; k < plan.color_contact_offset[c + 1];
+                 ++k) {
+                const uint32_t row = plan.contact_rows[2 * size_t(k)],
+                               count = plan.contact_rows[2 * size_t(k) + 1];
+                for (uint32_t i = row; i < row + count; ++i)
+                    propagation::update_row(world, i, params, impulse, result);
+            }
+        __syncwarp();
+    }
+    result.residual = warp_max(result.residual);
+    result.nonfinite_probe = warp_sum(result.nonfinite_probe);
+    if (lane == 0) {
+        for (uint32_t k = plan.world_serial_offset[w]; k < plan.world_serial_offset[w + 1]; ++k)
+            propagation::update_row(world, plan.serial_rows[k], params, impulse, result);
+        propagation::sync_world(world.walk, w);
+    }
+    __syncwarp();
+    result.residual = __shfl_sync(kFullMask, result.residual, 0);
+    result.nonfinite_probe = __shfl_sync(kFullMask, result.nonfinite_probe, 0);
+    return result;
+}
+
+// propagation_sweep (propagation_sweep.hpp) on lane 0, its result broadcast.
+template <class Real>
+__device__ inline SweepResult<Real> warp_serial_sweep(propagation::PropagationWorld<Real>& world,
+                                                      uint32_t w, const SolveParams<Real>& params,
+                                                      Real* impulse, uint32_t lane) {
+    SweepResult<Real> result;
+    if (lane == 0) result = propagation::propagation_sweep(world, w, params, impulse);
+    __syncwarp();
+    result.residual = __shfl_sync(kFullMask, result.residual, 0);
+    result.nonfinite_probe = __shfl_sync(kFullMask, result.nonfinite_probe, 0);
+    return result;
+}
+
+// plan.world_color_offset null: serial sweeps; otherwise colored ones.
+template <class Real>
+__global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationView<Real> trees,
+                                   WalkScratchView<Real> scratch, ColoredView<Real> plan,
+                                   DeviceSolve<Real> solve) {
+    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+    const uint32_t w = blockIdx.x * (blockDim.x / kWarpSize) + warp;
+    if (w >= set.world_count) return;
+
+    const uint32_t row0 = set.world_row_offset[w], dof0 = set.world_dof_offset[w];
+    const uint32_t body0 = trees.world_body_offset[w];
+    const uint32_t bodies = trees.world_body_offset[w + 1] - body0;
+    Real* impulse = solve.impulse + row0;
+    Real* velocity = solve.velocity + dof0;
+    propagation::PropagationWorld<Real> world{
+        device_world_rows(set, w),
+        row0,
+        {trees, body0, dof0, velocity, scratch.bias + 6 * size_t(body0),
+         scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
+         scratch.path + size_t(w) * scratch.path_stride}};
+    const WorldRows<Real>& rows = world.rows;
+    world.rows.jy = trees.denominator + row0; // J H~^-1 J^T replaces J.Y under this response
+
+    for (uint32_t k = lane; k < 6 * bodies; k += kWarpSize)
+        world.walk.bias[k] = Real(0);
+    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
+        world.walk.joint_impulse[k] = Real(0);
+    for (uint32_t i = lane; i < rows.row_count; i += kWarpSize)
+        impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
+    __syncwarp();
+    if (bodies == 0) { // free bodies only: J/Y rows, the same sums warp-wide
+        warp_velocity_from_impulses(rows, impulse, velocity, lane, /*skip_zero=*/true);
+    } else {
+        if (lane == 0) propagation::velocity_from_impulses(world, w, impulse);
+        __syncwarp();
+    }
+
+    const bool colored = plan.world_color_offset != nullptr;
+    MomentumState<Real> state{}; // the propagation response takes no momentum (validated)
+    WorldOutcome outcome = warp_run_sweeps(
+        solve, w, lane, state, impulse, rows.row_count, velocity, rows.dof_count, [&] {
+            return colored ? warp_colored_sweep(plan, world, w, solve.params, impulse, lane)
+                           : warp_serial_sweep(world, w, solve.params, impulse, lane);
+        });
+    outcome.path = STEEL_PATH_GENERAL;
+    warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
+    if (lane == 0) write_world_stats(solve.stats[w], outcome);
+}
+
+} // namespace steel::cuda
