@@ -9,9 +9,14 @@
 //   arm     robot_scenes.hpp add_arm_with_box(friction 0.8, squeeze 20), a scene upload;
 //   legged  add_legged_robot, a scene upload;
 //   pileN   add_box_pile(N) (N = 8 unless --pile), a scene upload.
-// Scene uploads build the rows on the host with the default immediate response (box friction);
-// every solve is SERIAL, path AUTO, warm start on (the default), tolerance 0, N sweeps (20).
-// Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones).
+// Scene uploads build the rows on the host (box friction). These four solve SERIAL with the
+// default immediate response. Two more solve under the propagation response (SPEC 7), the
+// kernel of impl/cuda/propagation_kernel.cuh:
+//   legged/p  the legged robot, serial sweeps through its tree;
+//   pileN/c   the pile, colored sweeps (free bodies: the warp's lanes share each color).
+// Every solve: path AUTO, warm start on (the default), tolerance 0, N sweeps (20).
+// Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones;
+// --quick stops /p and /c at 16,384).
 //
 // Per (world, copies, where, precision): ms per solve, worlds x sweeps per second, row updates
 // per second (row updates = sum over worlds of rows x sweeps run) and ns per row update. The CPU
@@ -21,13 +26,14 @@
 // steel_batch_solve_async repeated back to back on one stream, then one wait: the device's own
 // throughput, results left on the device.
 //
-// GPU rows also give an effective bandwidth: modeled bytes per solve / time, and its fraction of
-// the bandwidth a large device-to-device cudaMemcpy reaches on the same GPU (printed at the top
-// beside the peak the device reports, 2 x memory clock x bus width). The model (traffic() below)
-// counts the global-memory bytes the kernels touch, each byte once per pass that needs it (a
-// sweep, or a once-per-solve step): the traffic this kernel design issues, not a measurement and
-// not the DRAM minimum. Caches serve part of it (a world's rows are read again every sweep, and a
-// small batch fits in the L2), so a fraction above 1 is possible and means the caches did.
+// GPU rows of the immediate response also give an effective bandwidth: modeled bytes per solve /
+// time, and its fraction of the bandwidth a large device-to-device cudaMemcpy reaches on the same
+// GPU (printed at the top beside the peak the device reports, 2 x memory clock x bus width). The
+// model (traffic() below) counts the global-memory bytes the kernels touch, each byte once per pass
+// that needs it (a sweep, or a once-per-solve step): the traffic this kernel design issues, not a
+// measurement and not the DRAM minimum. Caches serve part of it (a world's rows are read again
+// every sweep, and a small batch fits in the L2), so a fraction above 1 is possible and means the
+// caches did. The propagation kernel has no byte model: its bandwidth columns read "-".
 //
 // Without a device (or in a build without the backend) the GPU lines say "not yet measured" and
 // why; nothing is estimated.
@@ -64,6 +70,9 @@ struct World {
     std::string name;
     std::function<void(scenes::RowsBuilder&)> add_rows;   // set for a rows world
     std::function<void(scenes::SceneBuilder&)> add_scene; // set for a scene world
+    int32_t response = STEEL_RESPONSE_IMMEDIATE;
+    int32_t solve_mode = STEEL_SOLVE_SERIAL;
+    bool modeled() const { return response == STEEL_RESPONSE_IMMEDIATE; } // traffic() applies
 };
 
 // A batch of `copies` of one world, ready to upload into any number of batches.
@@ -72,8 +81,11 @@ struct Upload {
     scenes::SceneBuilder scene;
     bool is_scene = false;
     uint32_t copies = 0;
+    int32_t response = STEEL_RESPONSE_IMMEDIATE, solve_mode = STEEL_SOLVE_SERIAL;
 
-    Upload(const World& world, uint32_t count) : is_scene(bool(world.add_scene)), copies(count) {
+    Upload(const World& world, uint32_t count)
+        : is_scene(bool(world.add_scene)), copies(count), response(world.response),
+          solve_mode(world.solve_mode) {
         for (uint32_t c = 0; c < count; ++c)
             if (is_scene) {
                 scene.begin_world();
@@ -103,11 +115,13 @@ struct Shape {
     int32_t path = 0;        // what AUTO chose for it
 };
 
-steel_solve_options solve_options(uint32_t iterations) {
+steel_solve_options solve_options(const Upload& upload, uint32_t iterations) {
     steel_solve_options options;
     steel_solve_options_default(&options);
     options.iterations = iterations;
     options.tolerance = 0;
+    options.articulated_contact_response = upload.response;
+    options.solve_mode = upload.solve_mode;
     return options;
 }
 
@@ -129,7 +143,7 @@ steel_batch make_batch(const Upload& upload, int32_t backend, int32_t precision,
         if (refused) *refused = status;
         return steel_batch{};
     }
-    const steel_solve_options options = solve_options(iterations);
+    const steel_solve_options options = solve_options(upload, iterations);
     check(steel_batch_set_options(batch, &options), "set_options");
     upload.into(batch);
     return batch;
@@ -315,8 +329,9 @@ int main(int argc, char** argv) {
     check(steel_batch_get_desc(probe, &probe_desc), "get_desc");
     check(steel_batch_destroy(probe), "destroy");
 
-    std::printf("bench_cuda: steel %s, %u sweeps per solve, SERIAL, immediate response, path AUTO, "
-                "tolerance 0, warm start; %s\n",
+    std::printf("bench_cuda: steel %s, %u sweeps per solve, path AUTO, tolerance 0, warm start; "
+                "SERIAL with the immediate response, except /p (propagation, SERIAL) and /c "
+                "(propagation, COLORED); %s\n",
                 steel_version(), iterations, quick ? "--quick" : "full");
     std::printf("cpu: %u threads (thread_count 0), float32; /proc/loadavg at start: %s\n",
                 probe_desc.thread_count, load_average().c_str());
@@ -351,6 +366,11 @@ int main(int argc, char** argv) {
         {"arm", nullptr, [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
         {"legged", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
         {pile_name, nullptr, [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); }},
+        {"legged/p", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); },
+         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL},
+        {pile_name + "/c", nullptr,
+         [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); },
+         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED},
     };
 
     std::printf(
@@ -363,10 +383,13 @@ int main(int argc, char** argv) {
     for (const World& world : worlds) {
         shapes.push_back(shape_of(world, iterations));
         const Shape& s = shapes.back();
-        std::printf("%-8s  %4u  %4u  %8llu  %-7s  %11.0f  %11.0f  %11.0f  %11.0f\n",
-                    world.name.c_str(), s.dofs, s.rows, (unsigned long long)s.values,
-                    s.path == STEEL_PATH_DENSE ? "dense" : "general", traffic(s, iterations, 4),
-                    traffic(s, iterations, 8), traffic(s, 1, 4), traffic(s, 1, 8));
+        std::printf("%-8s  %4u  %4u  %8llu  %-7s", world.name.c_str(), s.dofs, s.rows,
+                    (unsigned long long)s.values, s.path == STEEL_PATH_DENSE ? "dense" : "general");
+        if (world.modeled())
+            std::printf("  %11.0f  %11.0f  %11.0f  %11.0f\n", traffic(s, iterations, 4),
+                        traffic(s, iterations, 8), traffic(s, 1, 4), traffic(s, 1, 8));
+        else
+            std::printf("  %11s  %11s  %11s  %11s\n", "-", "-", "-", "-");
     }
     std::printf("\n");
     print_header_row();
@@ -383,6 +406,9 @@ int main(int argc, char** argv) {
         for (uint32_t copies : {1024u, 16384u, 65536u}) {
             const World& world = worlds[w];
             if (copies > max_copies || (!only.empty() && world.name != only)) continue;
+            // --quick (the device check) stops the propagation worlds at 16,384 copies: their
+            // 65,536-copy uploads and first solves build on the host for a minute or more.
+            if (quick && !world.modeled() && copies > 16384) continue;
             const Shape& shape = shapes[w];
             Clock::time_point setup = Clock::now();
             const Upload upload(world, copies);
@@ -428,8 +454,9 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 const bool gpu_side = target.backend == STEEL_BACKEND_CUDA;
-                const double bytes =
-                    gpu_side ? copies * traffic(shape, iterations, f32 ? 4 : 8) : 0;
+                const double bytes = gpu_side && world.modeled()
+                                         ? copies * traffic(shape, iterations, f32 ? 4 : 8)
+                                         : 0;
                 // A first solve, untimed; then loops of steel_batch_solve.
                 Clock::time_point start = Clock::now();
                 check(steel_batch_solve(batch), "solve");

@@ -5,7 +5,8 @@
 #      (libsteel, steel_tests, steel_cuda_tests, bench_cuda);
 #   2. run the GPU tests (they must run, not skip) and the CUDA-related CPU tests;
 #   3. run bench_cuda --quick (GPU beside CPU on 1,024 / 16,384 / 65,536 copies of the 1D stack,
-#      the arm with a box, the legged robot and an 8-box pile; about 1 to 2 minutes);
+#      the arm with a box, the legged robot and an 8-box pile, then the legged robot and the pile
+#      under the propagation response up to 16,384 copies; about 2 to 3 minutes);
 #   4. print a compact summary, and exit non-zero if a test failed or was skipped.
 #
 #   bash scripts/gpu_check.sh            # from anywhere
@@ -73,5 +74,5 @@ echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases
 echo "CPU CUDA tests:   $(verdict $cpu_rc)"
 echo "exports:          $(verdict $exports_rc)"
 echo "bench_cuda:       $(verdict $bench_rc)"
-grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
+grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
 [ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]
