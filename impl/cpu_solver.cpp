@@ -107,13 +107,13 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
     WorldOutcome outcome;
     if (options.enable_bilateral_preelimination && bilateral_row_count(rows) > 0) {
         WorldRows<Real> kept;
-        if (build_preeliminated_world(rows, Real(options.cfm), preelimination, kept)) {
+        const PreeliminationSpace<Real> space = preelimination.space();
+        if (build_preeliminated_world(rows, Real(options.cfm), space, kept)) {
             const int32_t kept_path =
                 classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n);
-            Real* kept_impulse = preelimination.kept_impulse.data();
-            outcome =
-                sweep_world(kept, kept_path, options, scratch, kept_impulse, velocity, history);
-            recover_bilateral_impulses(rows, preelimination, kept_impulse, impulse, velocity);
+            outcome = sweep_world(kept, kept_path, options, scratch, space.kept_impulse, velocity,
+                                  history);
+            recover_bilateral_impulses(rows, space, impulse, velocity);
         } else {
             outcome.flags |= STEEL_WORLD_NONFINITE;
         }

@@ -4,6 +4,8 @@
 // (pre-elimination).
 #pragma once
 
+#include "host_device.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,16 +14,18 @@ namespace steel {
 
 // Replaces a's lower triangle by L with a = L L^T. False (a partly overwritten) if a is not
 // positive definite or a pivot is not finite.
-template <class Real> bool cholesky_factor_in_place(Real* a, uint32_t n) {
+template <class Real> STEEL_HOST_DEVICE bool cholesky_factor_in_place(Real* a, uint32_t n) {
     for (uint32_t j = 0; j < n; ++j) {
         Real diagonal = a[size_t(j) * n + j];
-        for (uint32_t k = 0; k < j; ++k) diagonal -= a[size_t(j) * n + k] * a[size_t(j) * n + k];
+        for (uint32_t k = 0; k < j; ++k)
+            diagonal -= a[size_t(j) * n + k] * a[size_t(j) * n + k];
         if (!(diagonal > 0) || !std::isfinite(diagonal)) return false;
         const Real root = std::sqrt(diagonal);
         a[size_t(j) * n + j] = root;
         for (uint32_t i = j + 1; i < n; ++i) {
             Real sum = a[size_t(i) * n + j];
-            for (uint32_t k = 0; k < j; ++k) sum -= a[size_t(i) * n + k] * a[size_t(j) * n + k];
+            for (uint32_t k = 0; k < j; ++k)
+                sum -= a[size_t(i) * n + k] * a[size_t(j) * n + k];
             a[size_t(i) * n + j] = sum / root;
         }
     }
@@ -29,13 +33,16 @@ template <class Real> bool cholesky_factor_in_place(Real* a, uint32_t n) {
 }
 
 // x := (L L^T)^-1 x: forward then back substitution.
-template <class Real> void cholesky_solve_in_place(const Real* l, uint32_t n, Real* x) {
+template <class Real>
+STEEL_HOST_DEVICE void cholesky_solve_in_place(const Real* l, uint32_t n, Real* x) {
     for (uint32_t i = 0; i < n; ++i) {
-        for (uint32_t k = 0; k < i; ++k) x[i] -= l[size_t(i) * n + k] * x[k];
+        for (uint32_t k = 0; k < i; ++k)
+            x[i] -= l[size_t(i) * n + k] * x[k];
         x[i] /= l[size_t(i) * n + i];
     }
     for (uint32_t i = n; i-- > 0;) {
-        for (uint32_t k = i + 1; k < n; ++k) x[i] -= l[size_t(k) * n + i] * x[k];
+        for (uint32_t k = i + 1; k < n; ++k)
+            x[i] -= l[size_t(k) * n + i] * x[k];
         x[i] /= l[size_t(i) * n + i];
     }
 }

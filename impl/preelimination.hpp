@@ -18,6 +18,7 @@
 // solved as J_B v + b_B + r lambda_B = 0, which is how cfm shows in their answer.
 #pragma once
 
+#include "preelimination_world.hpp"
 #include "row_set.hpp"
 #include "world_rows.hpp"
 
@@ -27,35 +28,22 @@
 namespace steel {
 
 // Per-thread buffers for one derived world; grown before the parallel part of a solve, so the
-// solve itself allocates nothing.
+// solve itself allocates nothing. The arithmetic is in preelimination_world.hpp.
 template <class Real> struct PreeliminationWorkspace {
     // The derived world (rows of C only, each one block [0, n)).
     std::vector<uint32_t> block_offset, block_length;
     std::vector<uint64_t> value_offset;
     std::vector<Real> jacobian, response, unconstrained_velocity;
-    std::vector<Real> bias, lower, upper, friction, regularization, initial_impulse, jy, cross_01, cross_10;
+    std::vector<Real> bias, lower, upper, friction, regularization, initial_impulse, jy, cross_01,
+        cross_10;
     std::vector<int32_t> kind, normal_row;
     // Index maps and the elimination.
-    std::vector<uint32_t> kept_rows, bilateral_rows, kept_index; // kept_index: world row -> C index
-    std::vector<Real> schur, column, solved;  // S (b x b) factored, n, b
-    std::vector<Real> kept_impulse;           // the derived world's impulses (c)
+    std::vector<uint32_t> kept_rows, bilateral_rows, kept_index; // kept_index: world row -> C
+    std::vector<Real> schur, column, solved;                     // S (b x b) factored, n, b
+    std::vector<Real> kept_impulse;                              // the derived world's impulses (c)
 
     void reserve(uint32_t rows, uint32_t dofs);
+    PreeliminationSpace<Real> space();
 };
-
-// How many rows of the world are bilateral (pre-elimination applies when > 0).
-template <class Real> uint32_t bilateral_row_count(const WorldRows<Real>& rows);
-
-// Builds the derived world of C rows in ws and returns a view of it. Returns false (and builds
-// nothing usable) if S cannot be factored, which only non-finite data can cause.
-template <class Real>
-bool build_preeliminated_world(const WorldRows<Real>& rows, Real cfm, PreeliminationWorkspace<Real>& ws,
-                               WorldRows<Real>& out);
-
-// From the derived world's impulses, writes every row's impulse (C copied, B recovered) and
-// the world's velocity v-hat + Y lambda with the original rows.
-template <class Real>
-void recover_bilateral_impulses(const WorldRows<Real>& rows, PreeliminationWorkspace<Real>& ws,
-                                const Real* kept_impulse, Real* impulse, Real* velocity);
 
 } // namespace steel

@@ -1,0 +1,216 @@
+// The arithmetic of bilateral pre-elimination (preelimination.hpp) on one world, written once for
+// the CPU backend and the CUDA kernels (STEEL_HOST_DEVICE): the derived world is built into and
+// recovered from a PreeliminationSpace, plain pointers to room for one world's rows and DOFs,
+// which the CPU takes from a thread's workspace and the device from its per-world buffers.
+#pragma once
+
+#include "dense_cholesky.hpp"
+#include "host_device.hpp"
+#include "world_rows.hpp"
+
+#include <steel/steel.h>
+
+#include <cstdint>
+
+namespace steel {
+
+// Room for a world of m rows and n DOFs (sizes in brackets).
+template <class Real> struct PreeliminationSpace {
+    // The derived world: the kept rows (C), each one block [0, n).
+    uint32_t* block_offset;       // [2m]
+    uint32_t* block_length;       // [2m]
+    uint64_t* value_offset;       // [m + 1]
+    Real* jacobian;               // [m n]
+    Real* response;               // [m n]
+    Real* unconstrained_velocity; // [n]
+    Real *bias, *lower, *upper, *friction, *regularization, *initial_impulse, *jy, *cross_01,
+        *cross_10;              // [m] each
+    int32_t *kind, *normal_row; // [m] each
+    // Index maps and the elimination.
+    uint32_t *kept_rows, *bilateral_rows, *kept_index; // [m] each; kept_index: world row -> C
+    Real* schur;                                       // [m m]: S (b x b), factored
+    Real* column;                                      // [n]
+    Real* solved;                                      // [m]
+    Real* kept_impulse;                                // [m]: the derived world's impulses
+};
+
+template <class Real> constexpr Real elimination_floor() {
+    return sizeof(Real) == 4 ? Real(1e-5) : Real(1e-10);
+}
+
+// How many rows of the world are bilateral (pre-elimination applies when > 0).
+template <class Real>
+STEEL_HOST_DEVICE inline uint32_t bilateral_row_count(const WorldRows<Real>& rows) {
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < rows.row_count; ++i)
+        count += rows.kind[i] == STEEL_ROW_BILATERAL;
+    return count;
+}
+
+// The derived world of c kept rows over n DOFs held in the space.
+template <class Real>
+STEEL_HOST_DEVICE inline WorldRows<Real> derived_world_rows(const PreeliminationSpace<Real>& ws,
+                                                            uint32_t c, uint32_t n) {
+    WorldRows<Real> out{};
+    out.dof_count = n;
+    out.row_count = c;
+    out.unconstrained_velocity = ws.unconstrained_velocity;
+    out.block_offset = ws.block_offset;
+    out.block_length = ws.block_length;
+    out.value_offset = ws.value_offset;
+    out.jacobian = ws.jacobian;
+    out.response = ws.response;
+    out.bias = ws.bias;
+    out.kind = ws.kind;
+    out.lower = ws.lower;
+    out.upper = ws.upper;
+    out.normal_row = ws.normal_row;
+    out.friction = ws.friction;
+    out.regularization = ws.regularization;
+    out.initial_impulse = ws.initial_impulse;
+    out.jy = ws.jy;
+    out.cone_cross_01 = ws.cross_01;
+    out.cone_cross_10 = ws.cross_10;
+    return out;
+}
+
+template <class Real>
+STEEL_HOST_DEVICE inline Real dense_dot(const Real* a, const Real* b, uint32_t n) {
+    Real sum = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        sum += a[k] * b[k];
+    return sum;
+}
+
+// Builds the derived world of C rows in ws and returns a view of it in out. Returns false (and
+// builds nothing usable) if S cannot be factored, which only non-finite data can cause.
+template <class Real>
+STEEL_HOST_DEVICE inline bool build_preeliminated_world(const WorldRows<Real>& rows, Real cfm,
+                                                        const PreeliminationSpace<Real>& ws,
+                                                        WorldRows<Real>& out) {
+    const uint32_t m = rows.row_count, n = rows.dof_count;
+    uint32_t b = 0, c = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+        if (rows.kind[i] == STEEL_ROW_BILATERAL) {
+            ws.bilateral_rows[b++] = i;
+        } else {
+            ws.kept_index[i] = c;
+            ws.kept_rows[c++] = i;
+        }
+    }
+    Real* column = ws.column;
+    Real* s = ws.schur;
+    for (uint32_t k = 0; k < n; ++k)
+        column[k] = Real(0);
+
+    // S = A_BB + r I, factored.
+    Real largest_diagonal = 0;
+    for (uint32_t q = 0; q < b; ++q) {
+        row_axpy(rows, ws.bilateral_rows[q], rows.response, Real(1), column);
+        for (uint32_t p = 0; p < b; ++p)
+            s[size_t(p) * b + q] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, column);
+        row_axpy(rows, ws.bilateral_rows[q], rows.response, Real(-1), column);
+        const Real diagonal = s[size_t(q) * b + q];
+        largest_diagonal = largest_diagonal < diagonal ? diagonal : largest_diagonal;
+    }
+    const Real floor = elimination_floor<Real>() * largest_diagonal;
+    const Real r = cfm < floor ? floor : cfm;
+    for (uint32_t q = 0; q < b; ++q)
+        s[size_t(q) * b + q] += r;
+    if (!cholesky_factor_in_place(s, b)) return false;
+
+    // v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B).
+    Real* z = ws.solved;
+    for (uint32_t p = 0; p < b; ++p)
+        z[p] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, rows.unconstrained_velocity) +
+               rows.bias[ws.bilateral_rows[p]];
+    cholesky_solve_in_place(s, b, z);
+    Real* v_hat = ws.unconstrained_velocity;
+    for (uint32_t k = 0; k < n; ++k)
+        v_hat[k] = rows.unconstrained_velocity[k];
+    for (uint32_t p = 0; p < b; ++p)
+        row_axpy(rows, ws.bilateral_rows[p], rows.response, -z[p], v_hat);
+
+    // Each kept row: dense J, projected Y' = Y_j - Y_B S^-1 (J_B . Y_j), and its scalars.
+    for (uint32_t k = 0; k < c; ++k) {
+        const uint32_t j = ws.kept_rows[k];
+        Real* jacobian = ws.jacobian + size_t(k) * n;
+        Real* response = ws.response + size_t(k) * n;
+        for (uint32_t d = 0; d < n; ++d)
+            jacobian[d] = Real(0);
+        row_axpy(rows, j, rows.jacobian, Real(1), jacobian);
+        row_axpy(rows, j, rows.response, Real(1), column);
+        for (uint32_t p = 0; p < b; ++p)
+            z[p] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, column);
+        cholesky_solve_in_place(s, b, z);
+        for (uint32_t d = 0; d < n; ++d)
+            response[d] = column[d];
+        for (uint32_t p = 0; p < b; ++p)
+            row_axpy(rows, ws.bilateral_rows[p], rows.response, -z[p], response);
+        row_axpy(rows, j, rows.response, Real(-1), column);
+
+        ws.block_offset[2 * k] = 0;
+        ws.block_offset[2 * k + 1] = 0;
+        ws.block_length[2 * k] = n;
+        ws.block_length[2 * k + 1] = 0;
+        ws.value_offset[k] = uint64_t(k) * n;
+        ws.bias[k] = rows.bias[j];
+        ws.kind[k] = rows.kind[j];
+        ws.lower[k] = rows.lower[j];
+        ws.upper[k] = rows.upper[j];
+        ws.friction[k] = rows.friction[j];
+        ws.regularization[k] = rows.regularization[j];
+        ws.initial_impulse[k] = rows.initial_impulse[j];
+        // Normal rows are never bilateral, so they are kept.
+        ws.normal_row[k] =
+            rows.normal_row[j] >= 0 ? int32_t(ws.kept_index[rows.normal_row[j]]) : -1;
+        ws.jy[k] = dense_dot(jacobian, response, n);
+    }
+    ws.value_offset[c] = uint64_t(c) * n;
+    for (uint32_t k = 0; k < c; ++k) {
+        ws.cross_01[k] = ws.cross_10[k] = 0;
+        if (ws.kind[k] == STEEL_ROW_FRICTION_CONE && k + 1 < c) {
+            const Real* j0 = ws.jacobian + size_t(k) * n;
+            const Real* j1 = j0 + n;
+            const Real* y0 = ws.response + size_t(k) * n;
+            const Real* y1 = y0 + n;
+            ws.cross_01[k] = dense_dot(j0, y1, n);
+            ws.cross_10[k] = dense_dot(j1, y0, n);
+            ++k;
+        }
+    }
+    out = derived_world_rows(ws, c, n);
+    return true;
+}
+
+// From the derived world's impulses (ws.kept_impulse), writes every row's impulse (C copied, B
+// recovered) and the world's velocity v-hat + Y lambda with the original rows.
+template <class Real>
+STEEL_HOST_DEVICE inline void recover_bilateral_impulses(const WorldRows<Real>& rows,
+                                                         const PreeliminationSpace<Real>& ws,
+                                                         Real* impulse, Real* velocity) {
+    const uint32_t m = rows.row_count, n = rows.dof_count;
+    uint32_t b = 0, c = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        velocity[k] = rows.unconstrained_velocity[k];
+    for (uint32_t i = 0; i < m; ++i) {
+        if (rows.kind[i] == STEEL_ROW_BILATERAL) {
+            ++b;
+        } else {
+            impulse[i] = ws.kept_impulse[c++];
+            row_axpy(rows, i, rows.response, impulse[i], velocity); // v-hat + Y_C lambda_C
+        }
+    }
+    // lambda_B = -S^-1 (J_B (v-hat + Y_C lambda_C) + b_B), then v += Y_B lambda_B.
+    Real* z = ws.solved;
+    for (uint32_t p = 0; p < b; ++p)
+        z[p] = -(row_dot(rows, ws.bilateral_rows[p], rows.jacobian, velocity) +
+                 rows.bias[ws.bilateral_rows[p]]);
+    cholesky_solve_in_place(ws.schur, b, z);
+    for (uint32_t p = 0; p < b; ++p) {
+        impulse[ws.bilateral_rows[p]] = z[p];
+        row_axpy(rows, ws.bilateral_rows[p], rows.response, z[p], velocity);
+    }
+}
+
+} // namespace steel
