@@ -39,17 +39,17 @@ warp_dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
     return result;
 }
 
+// A world's whole dense-path solve for a warp, with A, rhs and lambda in `shared` ((m + 2) m
+// Reals); the impulses and v = v-hat + Y lambda are written to impulse and velocity at the end.
+// Used for the uploaded worlds and for the derived worlds of pre-elimination
+// (preelimination_kernel.cuh).
 template <class Real>
-__global__ void dense_path_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
-    if (world >= set.world_count || solve.world_path[world] != STEEL_PATH_DENSE) return;
-
-    const WorldRows<Real> rows = device_world_rows(set, world);
+__device__ inline WorldOutcome warp_dense_solve(const WorldRows<Real>& rows,
+                                                const DeviceSolve<Real>& solve, uint32_t world,
+                                                MomentumState<Real>& state, Real* shared,
+                                                Real* impulse, Real* velocity, uint32_t lane) {
     const uint32_t m = rows.row_count, n = rows.dof_count;
-    const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
-    Real* a = reinterpret_cast<Real*>(shared_bytes) + size_t(warp) * solve.shared_per_warp;
+    Real* a = shared;
     Real* rhs = a + size_t(m) * m;
     Real* lambda = rhs + m;
 
@@ -70,7 +70,6 @@ __global__ void dense_path_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
                 a[size_t(i + 1) * m + i] = rows.cone_cross_10[i];
                 ++i;
             }
-    MomentumState<Real> state = world_momentum(solve, row0, dof0, m, false);
     if (solve.momentum && lane == 0)
         momentum_reset(state, lambda, m, static_cast<Real*>(nullptr), n);
     __syncwarp();
@@ -80,12 +79,28 @@ __global__ void dense_path_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
                         [&] { return warp_dense_sweep(rows, a, rhs, solve.params, lambda, lane); });
     outcome.path = STEEL_PATH_DENSE;
 
-    Real* impulse = solve.impulse + row0;
-    Real* velocity = solve.velocity + dof0;
     for (uint32_t i = lane; i < m; i += kWarpSize)
         impulse[i] = lambda[i];
     __syncwarp();
     warp_velocity_from_impulses(rows, impulse, velocity, lane);
+    return outcome;
+}
+
+template <class Real>
+__global__ void dense_path_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
+    if (world >= set.world_count || solve.world_path[world] != STEEL_PATH_DENSE) return;
+
+    const WorldRows<Real> rows = device_world_rows(set, world);
+    const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
+    Real* shared = reinterpret_cast<Real*>(shared_bytes) + size_t(warp) * solve.shared_per_warp;
+    Real* impulse = solve.impulse + row0;
+    Real* velocity = solve.velocity + dof0;
+    MomentumState<Real> state = world_momentum(solve, row0, dof0, rows.row_count, false);
+    WorldOutcome outcome =
+        warp_dense_solve(rows, solve, world, state, shared, impulse, velocity, lane);
     warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
     if (lane == 0) write_world_stats(solve.stats[world], outcome);
 }

@@ -92,29 +92,21 @@ __device__ inline WorldOutcome warp_run_sweeps(const DeviceSolve<Real>& solve, u
     return run_sweeps<Real>(solve.settings, history, sweep, between);
 }
 
+// A world's whole general-path solve for a warp: impulses from the warm start, v = v-hat + Y
+// lambda in `velocity` (shared or global memory), every sweep, then v copied to result_velocity
+// when that is elsewhere. Impulses stay where they are. Used for the uploaded worlds and for the
+// derived worlds of pre-elimination (preelimination_kernel.cuh).
 template <class Real>
-__global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
-    // Uniform across the warp: the whole warp leaves together.
-    if (world >= set.world_count || solve.world_path[world] != STEEL_PATH_GENERAL) return;
-
-    const WorldRows<Real> rows = device_world_rows(set, world);
+__device__ inline WorldOutcome
+warp_general_solve(const WorldRows<Real>& rows, const DeviceSolve<Real>& solve, uint32_t world,
+                   MomentumState<Real>& state, Real* impulse, Real* velocity, Real* result_velocity,
+                   uint32_t lane) {
     const uint32_t m = rows.row_count, n = rows.dof_count;
-    const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
-    Real* impulse = solve.impulse + row0;
-    Real* result_velocity = solve.velocity + dof0;
-    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
-                                                    size_t(warp) * solve.shared_per_warp
-                                              : result_velocity;
-
     for (uint32_t i = lane; i < m; i += kWarpSize)
         impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
     __syncwarp();
     warp_velocity_from_impulses(rows, impulse, velocity, lane);
 
-    MomentumState<Real> state = world_momentum(solve, row0, dof0, m, true);
     if (solve.momentum && lane == 0) momentum_reset(state, impulse, m, velocity, n);
     __syncwarp();
 
@@ -128,6 +120,27 @@ __global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve
             result_velocity[k] = velocity[k];
         __syncwarp();
     }
+    return outcome;
+}
+
+template <class Real>
+__global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
+    // Uniform across the warp: the whole warp leaves together.
+    if (world >= set.world_count || solve.world_path[world] != STEEL_PATH_GENERAL) return;
+
+    const WorldRows<Real> rows = device_world_rows(set, world);
+    const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
+    Real* impulse = solve.impulse + row0;
+    Real* result_velocity = solve.velocity + dof0;
+    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
+                                                    size_t(warp) * solve.shared_per_warp
+                                              : result_velocity;
+    MomentumState<Real> state = world_momentum(solve, row0, dof0, rows.row_count, true);
+    WorldOutcome outcome =
+        warp_general_solve(rows, solve, world, state, impulse, velocity, result_velocity, lane);
     warp_isolate_if_nonfinite(rows, outcome, impulse, result_velocity, lane);
     if (lane == 0) write_world_stats(solve.stats[world], outcome);
 }
