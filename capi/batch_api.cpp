@@ -48,8 +48,8 @@ steel_rows_desc default_rows() {
 }
 
 template <class Member>
-steel_status read_vector(steel_batch batch, const char* where, double* out, uint64_t capacity, uint64_t* out_count,
-                         Member member) {
+steel_status read_vector(steel_batch batch, const char* where, double* out, uint64_t capacity,
+                         uint64_t* out_count, Member member) {
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
         cuda::settle_host_mirror(b); // a CUDA batch's results may still be on the device
@@ -63,7 +63,8 @@ steel_status read_vector(steel_batch batch, const char* where, double* out, uint
                 if (out_count) *out_count = count;
                 if (out == nullptr) {
                     if (!out_count)
-                        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                        fail(STEEL_ERROR_INVALID_ARGUMENT,
+                             format("%s: out and out_count are both NULL", where));
                     return;
                 }
                 if (capacity < count)
@@ -84,21 +85,25 @@ namespace steel {
 steel_batch_desc checked_batch_desc(const steel_batch_desc& desc_in, const char* where) {
     steel_batch_desc desc = desc_in;
     if (desc.backend == STEEL_BACKEND_CUDA && !cuda::compiled_in())
-        fail(STEEL_ERROR_UNSUPPORTED,
-             format("%s: this build of Steel has no CUDA backend (built without nvcc or with STEEL_CUDA=OFF)", where));
+        fail(STEEL_ERROR_UNSUPPORTED, format("%s: this build of Steel has no CUDA backend (built "
+                                             "without nvcc or with STEEL_CUDA=OFF)",
+                                             where));
     if (desc.backend != STEEL_BACKEND_CPU && desc.backend != STEEL_BACKEND_CUDA)
-        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: backend = %d is not a STEEL_BACKEND_* value", where,
-                                                  desc.backend));
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("%s: backend = %d is not a STEEL_BACKEND_* value", where, desc.backend));
     if (desc.precision != STEEL_PRECISION_FLOAT32 && desc.precision != STEEL_PRECISION_FLOAT64)
         fail(STEEL_ERROR_INVALID_ARGUMENT,
              format("%s: precision = %d is not a STEEL_PRECISION_* value", where, desc.precision));
-    if (desc.world_count == 0) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: world_count is 0", where));
+    if (desc.world_count == 0)
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: world_count is 0", where));
     if (desc.reserved0 != 0)
-        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: reserved0 = %u must be 0", where, desc.reserved0));
-    if (desc.thread_count > kMaxThreads)
         fail(STEEL_ERROR_INVALID_ARGUMENT,
-             format("%s: thread_count = %u is above the limit of %u", where, desc.thread_count, kMaxThreads));
-    if (desc.thread_count == 0) desc.thread_count = std::max(1u, std::thread::hardware_concurrency());
+             format("%s: reserved0 = %u must be 0", where, desc.reserved0));
+    if (desc.thread_count > kMaxThreads)
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: thread_count = %u is above the limit of %u",
+                                                  where, desc.thread_count, kMaxThreads));
+    if (desc.thread_count == 0)
+        desc.thread_count = std::max(1u, std::thread::hardware_concurrency());
     return desc;
 }
 
@@ -115,11 +120,13 @@ void check_options(const steel_solve_options& options, const char* where) {
         bad(format("path = %d is not a STEEL_PATH_* value", options.path));
     if (options.warm_start > 1) bad(format("warm_start = %u must be 0 or 1", options.warm_start));
     if (!std::isfinite(options.contact_regularization) || options.contact_regularization < 0)
-        bad(format("contact_regularization = %g must be finite and >= 0", options.contact_regularization));
+        bad(format("contact_regularization = %g must be finite and >= 0",
+                   options.contact_regularization));
     if (options.nesterov_momentum > 1)
         bad(format("nesterov_momentum = %u must be 0 or 1", options.nesterov_momentum));
     if (options.enable_bilateral_preelimination > 1)
-        bad(format("enable_bilateral_preelimination = %u must be 0 or 1", options.enable_bilateral_preelimination));
+        bad(format("enable_bilateral_preelimination = %u must be 0 or 1",
+                   options.enable_bilateral_preelimination));
     if (options.record_residual_history > 1)
         bad(format("record_residual_history = %u must be 0 or 1", options.record_residual_history));
     if (options.solve_mode != STEEL_SOLVE_SERIAL && options.solve_mode != STEEL_SOLVE_COLORED)
@@ -130,12 +137,15 @@ void check_options(const steel_solve_options& options, const char* where) {
                    options.articulated_contact_response));
     const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
     if (options.solve_mode == STEEL_SOLVE_COLORED && !propagation)
-        bad("solve_mode = STEEL_SOLVE_COLORED needs articulated_contact_response = STEEL_RESPONSE_PROPAGATION "
+        bad("solve_mode = STEEL_SOLVE_COLORED needs articulated_contact_response = "
+            "STEEL_RESPONSE_PROPAGATION "
             "(SPEC 7): colors are found from the bodies a contact touches");
     if (propagation && options.nesterov_momentum)
-        bad("nesterov_momentum = 1 needs articulated_contact_response = STEEL_RESPONSE_IMMEDIATE (SPEC 6)");
+        bad("nesterov_momentum = 1 needs articulated_contact_response = STEEL_RESPONSE_IMMEDIATE "
+            "(SPEC 6)");
     if (propagation && options.enable_bilateral_preelimination)
-        bad("enable_bilateral_preelimination = 1 needs articulated_contact_response = STEEL_RESPONSE_IMMEDIATE");
+        bad("enable_bilateral_preelimination = 1 needs articulated_contact_response = "
+            "STEEL_RESPONSE_IMMEDIATE");
     if (options.reserved0 != 0) bad(format("reserved0 = %u must be 0", options.reserved0));
 }
 
@@ -144,7 +154,8 @@ void set_batch_options(Batch& b, const steel_solve_options& options, const char*
     cuda::settle_host_mirror(b); // the denominators are checked on current rows
     std::visit(
         [&](auto& state) {
-            if (state.has_rows) check_denominators(state.rows, options.cfm, options.contact_regularization, where);
+            if (state.has_rows)
+                check_denominators(state.rows, options.cfm, options.contact_regularization, where);
         },
         b.state);
     b.options = options;
@@ -167,21 +178,25 @@ void steel_rows_desc_default(steel_rows_desc* out) {
     if (out) *out = default_rows();
 }
 
-steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc_in, steel_batch* out) {
+steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc_in,
+                                steel_batch* out) {
     constexpr const char* where = "steel_batch_create";
     if (out) out->id = 0;
     return call_guarded(where, [&] {
         if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
         if (abi_version != STEEL_ABI_VERSION)
-            fail(STEEL_ERROR_ABI_MISMATCH,
-                 format("%s: the caller's header has ABI version %u but this library (Steel %s) has %u", where,
-                        abi_version, steel_version(), STEEL_ABI_VERSION));
-        const steel_batch_desc desc =
-            checked_batch_desc(read_versioned(desc_in, default_desc(), where, "steel_batch_desc"), where);
+            fail(
+                STEEL_ERROR_ABI_MISMATCH,
+                format(
+                    "%s: the caller's header has ABI version %u but this library (Steel %s) has %u",
+                    where, abi_version, steel_version(), STEEL_ABI_VERSION));
+        const steel_batch_desc desc = checked_batch_desc(
+            read_versioned(desc_in, default_desc(), where, "steel_batch_desc"), where);
         auto created = std::make_unique<Batch>(desc, default_options());
         cuda::attach_backend(*created, where); // a CUDA batch: finds the device (NO_DEVICE if none)
         out->id = register_batch(std::move(created));
-        snapshot::capture_from_environment(lookup_batch(out->id, where)); // STEEL_CAPTURE; never fails
+        snapshot::capture_from_environment(
+            lookup_batch(out->id, where)); // STEEL_CAPTURE; never fails
     });
 }
 
@@ -205,7 +220,8 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
     constexpr const char* where = "steel_batch_upload_rows";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        const steel_rows_desc rows = read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
+        const steel_rows_desc rows =
+            read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
         replace_rows(b, rows);
         b.scene.reset();
         cuda::rows_changed(b);
@@ -216,7 +232,8 @@ steel_status steel_batch_set_options(steel_batch batch, const steel_solve_option
     constexpr const char* where = "steel_batch_set_options";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        set_batch_options(b, read_versioned(options_in, default_options(), where, "steel_solve_options"), where);
+        set_batch_options(
+            b, read_versioned(options_in, default_options(), where, "steel_solve_options"), where);
     });
 }
 
@@ -225,8 +242,9 @@ steel_status steel_batch_get_options(steel_batch batch, steel_solve_options* out
     return call_guarded(where, [&] {
         if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
         if (out->struct_size < sizeof(steel_solve_options))
-            fail(STEEL_ERROR_STRUCT_VERSION, format("%s: out->struct_size = %u is smaller than %zu", where,
-                                                    out->struct_size, sizeof(steel_solve_options)));
+            fail(STEEL_ERROR_STRUCT_VERSION,
+                 format("%s: out->struct_size = %u is smaller than %zu", where, out->struct_size,
+                        sizeof(steel_solve_options)));
         const Batch& b = lookup_batch(batch.id, where);
         const uint32_t size = out->struct_size;
         std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(steel_solve_options), 0,
@@ -243,7 +261,6 @@ steel_status steel_batch_solve(steel_batch batch) {
         const bool has_rows = std::visit([](auto& state) { return state.has_rows; }, b.state);
         if (!has_rows) fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded", where));
         if (b.device) {
-            cuda::check_device_options(b, where);
             cuda::solve(b, nullptr, true);
         } else {
             solve_batch_on_cpu(b);
@@ -252,25 +269,31 @@ steel_status steel_batch_solve(steel_batch batch) {
     });
 }
 
-steel_status steel_batch_read_impulses(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
-    return read_vector(batch, "steel_batch_read_impulses", out, capacity, out_count,
-                       [](const auto& results) -> const auto& { return results.impulse; });
+steel_status steel_batch_read_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                       uint64_t* out_count) {
+    return read_vector(
+        batch, "steel_batch_read_impulses", out, capacity, out_count,
+        [](const auto& results) -> const auto& { return results.impulse; });
 }
 
-steel_status steel_batch_read_velocities(steel_batch batch, double* out, uint64_t capacity, uint64_t* out_count) {
-    return read_vector(batch, "steel_batch_read_velocities", out, capacity, out_count,
-                       [](const auto& results) -> const auto& { return results.velocity; });
+steel_status steel_batch_read_velocities(steel_batch batch, double* out, uint64_t capacity,
+                                         uint64_t* out_count) {
+    return read_vector(
+        batch, "steel_batch_read_velocities", out, capacity, out_count,
+        [](const auto& results) -> const auto& { return results.velocity; });
 }
 
-steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_size, steel_world_stats* out,
-                                          uint32_t capacity, uint32_t* out_count) {
+steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_size,
+                                          steel_world_stats* out, uint32_t capacity,
+                                          uint32_t* out_count) {
     constexpr const char* where = "steel_batch_read_world_stats";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
         cuda::settle_host_mirror(b);
         if (element_size < sizeof(steel_world_stats))
-            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: element_size = %u is smaller than %zu", where,
-                                                      element_size, sizeof(steel_world_stats)));
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: element_size = %u is smaller than %zu", where, element_size,
+                        sizeof(steel_world_stats)));
         std::visit(
             [&](auto& state) {
                 if (!state.solved)
@@ -280,12 +303,14 @@ steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_si
                 if (out_count) *out_count = count;
                 if (out == nullptr) {
                     if (!out_count)
-                        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                        fail(STEEL_ERROR_INVALID_ARGUMENT,
+                             format("%s: out and out_count are both NULL", where));
                     return;
                 }
                 if (capacity < count)
                     fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                         format("%s: capacity %u is smaller than the %u worlds", where, capacity, count));
+                         format("%s: capacity %u is smaller than the %u worlds", where, capacity,
+                                count));
                 unsigned char* bytes = reinterpret_cast<unsigned char*>(out);
                 for (uint32_t w = 0; w < count; ++w) {
                     unsigned char* element = bytes + size_t(w) * element_size;
@@ -297,15 +322,16 @@ steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_si
     });
 }
 
-steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world, double* out, uint32_t capacity,
-                                               uint32_t* out_count) {
+steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world, double* out,
+                                               uint32_t capacity, uint32_t* out_count) {
     constexpr const char* where = "steel_batch_read_residual_history";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
         cuda::settle_host_mirror(b);
         if (world >= b.desc.world_count)
             fail(STEEL_ERROR_INVALID_ARGUMENT,
-                 format("%s: world %u is out of range; the batch has %u worlds", where, world, b.desc.world_count));
+                 format("%s: world %u is out of range; the batch has %u worlds", where, world,
+                        b.desc.world_count));
         std::visit(
             [&](auto& state) {
                 if (!state.solved)
@@ -318,14 +344,16 @@ steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world
                 if (out_count) *out_count = count;
                 if (out == nullptr) {
                     if (!out_count)
-                        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                        fail(STEEL_ERROR_INVALID_ARGUMENT,
+                             format("%s: out and out_count are both NULL", where));
                     return;
                 }
                 if (capacity < count)
                     fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                         format("%s: capacity %u is smaller than the %u sweeps of world %u", where, capacity, count,
-                                world));
-                const double* history = state.history.data() + uint64_t(world) * state.history_stride;
+                         format("%s: capacity %u is smaller than the %u sweeps of world %u", where,
+                                capacity, count, world));
+                const double* history =
+                    state.history.data() + uint64_t(world) * state.history_stride;
                 std::copy(history, history + count, out);
             },
             b.state);

@@ -81,7 +81,6 @@ steel_status steel_batch_solve_async(steel_batch batch, void* stream) {
         Batch& b = lookup_device_batch(batch, where);
         const bool has_rows = std::visit([](auto& state) { return state.has_rows; }, b.state);
         if (!has_rows) fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded", where));
-        cuda::check_device_options(b, where);
         cuda::solve(b, stream, false);
     });
 }

@@ -34,7 +34,7 @@ template <class Real> struct PreeliminationSpace {
     Real* kept_impulse;                                // [m]: the derived world's impulses
 };
 
-template <class Real> constexpr Real elimination_floor() {
+template <class Real> STEEL_HOST_DEVICE constexpr Real elimination_floor() {
     return sizeof(Real) == 4 ? Real(1e-5) : Real(1e-10);
 }
 

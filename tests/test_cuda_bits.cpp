@@ -57,7 +57,7 @@ void check_device_equals_emulation(steel_batch batch, const steel_solve_options&
 } // namespace
 
 TEST_CASE("GPU = emulated kernels bit for bit: random worlds, every path, both precisions, "
-          "momentum and history") {
+          "momentum, history and pre-elimination") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(42, 24);
     const steel_rows_desc rows = builder.desc();
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
@@ -73,6 +73,8 @@ TEST_CASE("GPU = emulated kernels bit for bit: random worlds, every path, both p
             options.record_residual_history = 1;
             options.cfm = 1e-6;
             options.contact_regularization = 1e-4;
+            check_device_equals_emulation(batch, options);
+            options.enable_bilateral_preelimination = 1;
             check_device_equals_emulation(batch, options);
         }
         REQUIRE_OK(steel_batch_destroy(batch));

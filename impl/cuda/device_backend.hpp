@@ -44,10 +44,6 @@ void rows_changed(Batch& batch);
 // the new options, so that solve_async never allocates. No-op for a CPU batch.
 void options_changed(Batch& batch);
 
-// Throws UNSUPPORTED (with the reason) if the batch's options ask for something the CUDA
-// backend does not do (bilateral pre-elimination, the propagation response).
-void check_device_options(const Batch& batch, const char* where);
-
 // Solves on the device. synchronous: on the batch's own stream, then the results are copied
 // back to the host (what steel_batch_solve does). Otherwise on `stream` (a cudaStream_t, NULL
 // = the legacy default stream), with no host synchronization and no allocation, and the host

@@ -14,6 +14,7 @@
 #include "device_propagation.cuh"
 #include "device_rows.cuh"
 #include "kernel_launches.cuh"
+#include "preelimination_buffers.hpp"
 
 #include <algorithm>
 #include <variant>
@@ -36,8 +37,12 @@ template <class Real> struct DeviceState {
     bool propagation_mirrored = false; // `propagation` holds the current rows' set
     bool colored_mirrored = false;     // `colored` holds the current rows' plan
     bool values_updated = false;       // a device values update since the last upload
-    uint32_t history_stride = 0;       // of the last solve
-    bool results_on_device = false;    // the device buffers hold the last solve's results
+    // Room for pre-elimination's derived worlds, sized while the option is on.
+    PreeliminationArrays<Real, DeviceBuffer> preelimination;
+    DeviceBuffer<uint64_t> world_value_base, world_schur_base;
+    bool preelimination_sized = false;
+    uint32_t history_stride = 0;    // of the last solve
+    bool results_on_device = false; // the device buffers hold the last solve's results
 };
 
 // launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh.
@@ -133,7 +138,8 @@ int find_device(const char* where) {
 
 // Sizes every buffer a solve with these options writes, so that the solve allocates nothing.
 template <class Real>
-void size_solve_buffers(DeviceState<Real>& state, const steel_solve_options& options) {
+void size_solve_buffers(DeviceState<Real>& state, const RowSet<Real>& host_rows,
+                        const steel_solve_options& options, cudaStream_t stream) {
     const DeviceRows<Real>& rows = state.rows;
     state.impulse.resize(rows.total_rows);
     state.velocity.resize(rows.total_dofs);
@@ -142,6 +148,14 @@ void size_solve_buffers(DeviceState<Real>& state, const steel_solve_options& opt
     state.world_path.resize(rows.world_count);
     if (options.record_residual_history)
         state.history.resize(size_t(rows.world_count) * options.iterations);
+    if (options.enable_bilateral_preelimination && !state.preelimination_sized) {
+        const PreeliminationLayout layout = preelimination_layout(host_rows);
+        state.preelimination.resize(layout);
+        state.world_value_base.upload(layout.world_value_base, stream);
+        state.world_schur_base.upload(layout.world_schur_base, stream);
+        check_cuda(cudaStreamSynchronize(stream), "sizing the pre-elimination buffers");
+        state.preelimination_sized = true;
+    }
 }
 
 template <class Real>
@@ -154,7 +168,8 @@ void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch&
     device.host_rows_stale = device.host_results_stale = false;
     if (!host.has_rows) return;
     state.rows.upload(host.rows, device.stream);
-    size_solve_buffers(state, batch.options);
+    state.preelimination_sized = false;
+    size_solve_buffers(state, host.rows, batch.options, device.stream);
     check_cuda(cudaStreamSynchronize(device.stream), "uploading rows to the device");
 }
 
@@ -165,14 +180,18 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
         state.world_path.data(), state.stats.data(),    state.history.data()};
-    if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
+    if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION) {
         state.history_stride = launch_propagation_kernels(
             rows.view(), state.propagation.view(), state.propagation.scratch(),
             options.solve_mode == STEEL_SOLVE_COLORED ? state.colored.view() : ColoredView<Real>{},
             rows.shape, options, out, StreamLaunch{stream});
-    else
-        state.history_stride =
-            launch_solve_kernels(rows.view(), rows.shape, options, out, StreamLaunch{stream});
+    } else {
+        const PreeliminationBuffers<Real> spaces =
+            state.preelimination.view(state.world_value_base.data(), state.world_schur_base.data());
+        state.history_stride = launch_solve_kernels(rows.view(), rows.shape, options, out,
+                                                    state.preelimination_sized ? &spaces : nullptr,
+                                                    StreamLaunch{stream});
+    }
     check_cuda(cudaGetLastError(), "launching the solve kernels");
     state.results_on_device = true;
 }
@@ -292,18 +311,10 @@ void rows_changed(Batch& batch) {
 void options_changed(Batch& batch) {
     if (!batch.device) return;
     use_device(*batch.device);
-    with_states(batch, [&](auto& state, auto&) {
-        if (state.has_rows) size_solve_buffers(state, batch.options);
+    with_states(batch, [&](auto& state, auto& host) {
+        if (state.has_rows)
+            size_solve_buffers(state, host.rows, batch.options, batch.device->stream);
     });
-}
-
-void check_device_options(const Batch& batch, const char* where) {
-    if (!batch.device) return;
-    if (batch.options.enable_bilateral_preelimination)
-        fail(STEEL_ERROR_UNSUPPORTED,
-             format("%s: enable_bilateral_preelimination = 1 is not done by the CUDA "
-                    "backend yet; use a CPU batch or turn it off",
-                    where));
 }
 
 void solve(Batch& batch, void* stream, bool synchronous) {

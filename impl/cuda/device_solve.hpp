@@ -17,6 +17,7 @@ template <class Real> struct DeviceSolve {
     int32_t requested_path;
     uint32_t warm_start;
     uint32_t momentum;
+    uint32_t preeliminate;       // enable_bilateral_preelimination
     uint32_t velocity_in_shared; // general kernel: v lives in shared memory (else in `velocity`)
     uint32_t shared_per_warp;    // Reals of shared memory per warp
     uint32_t dense_max_rows;     // largest m the dense kernel's shared memory holds

@@ -10,6 +10,7 @@
 #include "classify_kernel.cuh"
 #include "dense_kernel.cuh"
 #include "general_kernel.cuh"
+#include "preelimination_kernel.cuh"
 #include "propagation_kernel.cuh"
 #include "values_kernels.cuh"
 
@@ -58,13 +59,16 @@ DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShap
     return solve;
 }
 
-// The solve's three launches, in order on one stream. Returns the residual history's stride (0 =
-// none recorded).
+// The solve's launches, in order on one stream: classification, the general sweep, the dense
+// path, and with enable_bilateral_preelimination the pre-elimination kernel, which needs
+// `preelimination` (room laid out by preelimination_buffers.hpp). Returns the residual history's
+// stride (0 = none recorded).
 template <class Real, class Launch>
 uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape,
                               const steel_solve_options& options, const SolveOutputs<Real>& out,
-                              Launch&& launch) {
+                              const PreeliminationBuffers<Real>* preelimination, Launch&& launch) {
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
+    solve.preeliminate = options.enable_bilateral_preelimination && preelimination ? 1 : 0;
     const uint32_t threads = kWarpsPerBlock * kWarpSize;
     const uint32_t blocks = blocks_for(shape.world_count, kWarpsPerBlock);
 
@@ -83,6 +87,11 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
     solve.shared_per_warp = dense_rows * dense_rows + 2 * dense_rows;
     const size_t dense_bytes = size_t(kWarpsPerBlock) * solve.shared_per_warp * sizeof(Real);
     if (dense_rows > 0) launch(dense_path_kernel<Real>, blocks, threads, dense_bytes, view, solve);
+
+    // Pre-elimination: its derived worlds may take the dense path, so the same shared memory.
+    if (solve.preeliminate && dense_rows > 0)
+        launch(preelimination_kernel<Real>, blocks, threads, dense_bytes, view, *preelimination,
+               solve);
     return solve.history_stride;
 }
 

@@ -29,7 +29,6 @@ void attach_backend(Batch& batch, const char* where) {
 
 void rows_changed(Batch&) {}
 void options_changed(Batch&) {}
-void check_device_options(const Batch&, const char*) {}
 void solve(Batch&, void*, bool) {
     not_built("steel_batch_solve");
 }

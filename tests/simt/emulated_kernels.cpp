@@ -21,6 +21,14 @@ template <class T> std::vector<T> garbage(size_t count) {
     return values;
 }
 
+// A std::vector whose resize leaves 0xff bytes, as uninitialized device memory might hold.
+template <class T> struct GarbageArray : std::vector<T> {
+    void resize(size_t count) {
+        std::vector<T>::resize(count);
+        if (count) std::memset(static_cast<void*>(this->data()), 0xff, count * sizeof(T));
+    }
+};
+
 // launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh, on the host.
 struct HostLaunch {
     template <class Kernel, class... Args>
@@ -59,10 +67,16 @@ template <class Real> struct HostOutputs {
 template <class Real>
 EmulatedSolve<Real> emulate_solve(RowSet<Real> rows, const steel_solve_options& options) {
     HostOutputs<Real> host(rows, options);
+    // Pre-elimination's room, laid out as device_batch.cu lays it out, uninitialized.
+    const PreeliminationLayout layout = preelimination_layout(rows);
+    PreeliminationArrays<Real, GarbageArray> spaces;
+    spaces.resize(layout);
+    const PreeliminationBuffers<Real> buffers =
+        spaces.view(layout.world_value_base.data(), layout.world_schur_base.data());
     if (rows.world_count > 0)
-        host.result.history_stride =
-            launch_solve_kernels(rows_view_of<Real>(rows, rows.world_count), host.shape, options,
-                                 host.out, HostLaunch{});
+        host.result.history_stride = launch_solve_kernels(
+            rows_view_of<Real>(rows, rows.world_count), host.shape, options, host.out,
+            options.enable_bilateral_preelimination ? &buffers : nullptr, HostLaunch{});
     host.result.problems = simt::take_problems();
     return std::move(host.result);
 }
