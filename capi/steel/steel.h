@@ -589,11 +589,10 @@ STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const
  * be captured in a CUDA graph. The graph keeps the options of its capture and the batch's
  * buffers, which stay valid until the next upload (an update_values_device keeps them).
  * Capture (steel_batch_set_capture) does not record async solves.
- * The first colored solve after an upload builds and mirrors its colors, so it allocates and
- * waits; solve synchronously once before capturing a colored solve.
- * Returns OK, INVALID_HANDLE, NO_DATA, INVALID_ARGUMENT, UNSUPPORTED (also for options the
- * CUDA backend does not do: bilateral pre-elimination, the propagation response except colored
- * solves of batches of free bodies). */
+ * The first propagation solve after an upload builds and mirrors its trees and colors, so it
+ * allocates and waits; solve synchronously once before capturing one.
+ * Returns OK, INVALID_HANDLE, NO_DATA, INVALID_ARGUMENT, UNSUPPORTED (also for a propagation
+ * solve after steel_batch_update_values_device: upload the scene again). */
 STEEL_API steel_status steel_batch_solve_async(steel_batch batch, void* stream);
 
 /* The last solve's impulses ([total_rows]), widened to double, written into the device array
