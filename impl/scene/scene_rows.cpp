@@ -219,6 +219,58 @@ double positional_bias(double gap, double dt, double beta) {
     return gap > 0 ? gap / dt : beta * gap / dt;
 }
 
+// Reserves the row arrays for the most rows the scene can make (3 per contact and connect, 1 per
+// mimic, per DOF one per finite position-limit side, two for a finite velocity limit, one for a
+// drive row) and, per row, twice the DOFs of the world's largest articulation. Grown world by
+// world instead, the batch's J and Y were copied and page-faulted several times over: most of
+// the time of a 65,536-world upload. Called after the joint types were checked; the bound needs
+// no other validation, and reserve touches no memory, so an overestimate costs address space
+// only. A bound too large to reserve is skipped: the arrays then grow as before.
+void reserve_rows(const steel_scene_desc& d, const SceneRecord& record,
+                  const std::vector<uint64_t>& connect_offset,
+                  const std::vector<uint64_t>& mimic_offset, bool drive_rows, BuiltRows& out) {
+    const uint32_t worlds = d.world_count;
+    uint64_t rows = 0, values = 0;
+    for (uint32_t w = 0; w < worlds; ++w) {
+        uint64_t world_rows =
+            3 * (record.world_contact_offset[w + 1] - record.world_contact_offset[w]) +
+            3 * (connect_offset[w + 1] - connect_offset[w]) +
+            (mimic_offset[w + 1] - mimic_offset[w]);
+        for (uint64_t k = record.world_dof_offset[w]; k < record.world_dof_offset[w + 1]; ++k) {
+            world_rows += (d.joint_lower && std::isfinite(d.joint_lower[k])) +
+                          (d.joint_upper && std::isfinite(d.joint_upper[k]));
+            world_rows +=
+                d.joint_velocity_limit && std::isfinite(d.joint_velocity_limit[k]) ? 2 : 0;
+            world_rows += drive_rows && d.drive_stiffness &&
+                          (d.drive_stiffness[k] > 0 || d.drive_damping[k] > 0);
+        }
+        uint32_t largest = 0, current = 0;
+        for (uint64_t b = record.world_body_offset[w]; b < record.world_body_offset[w + 1]; ++b) {
+            if (d.joint_parent[b] < 0) current = 0;
+            const int32_t type = d.joint_type[b];
+            current += type == STEEL_JOINT_NONE ? 6 : joint_dof_count(JointType(type));
+            largest = std::max(largest, current);
+        }
+        rows += world_rows;
+        values += world_rows * 2 * largest;
+    }
+    try {
+        for (std::vector<double>* array : {&out.bias, &out.lower, &out.upper, &out.friction,
+                                           &out.regularization, &out.initial_impulse})
+            array->reserve(rows);
+        out.kind.reserve(rows);
+        out.normal_row.reserve(rows);
+        out.block_offset.reserve(2 * rows);
+        out.block_length.reserve(2 * rows);
+        out.jacobian.reserve(values);
+        out.response.reserve(values);
+        out.unconstrained_velocity.reserve(record.world_dof_offset[worlds]);
+        out.dof_counts.reserve(worlds);
+        out.row_counts.reserve(worlds);
+    } catch (const std::exception&) { // too large to reserve at once: grow instead
+    }
+}
+
 } // namespace
 
 steel_rows_desc BuiltRows::desc() const {
@@ -366,6 +418,7 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
                                      d.joint_position + record.world_position_offset[worlds]);
 
     BuiltRows out;
+    reserve_rows(d, record, connect_offset, mimic_offset, drive_rows, out);
     for (uint32_t w = 0; w < worlds; ++w) {
         WorldRecord& world = record.worlds[w];
         const uint64_t body0 = record.world_body_offset[w];
