@@ -74,20 +74,20 @@ void add_pack_lane(ContactPacks<Real>& packs, uint32_t pack, uint32_t lane,
     }
 }
 
-// A fresh pack whose lanes are all padding: nothing moves (J = Y = 0, b = 0) and the
-// denominator is 1, so a padding lane never divides by zero.
-template <class Real> uint32_t new_pack(ContactPacks<Real>& packs) {
+// `count` packs whose lanes are all padding: nothing moves (J = Y = 0, b = 0) and the
+// denominator is 1, so a padding lane never divides by zero. Allocated once, at their final
+// size: grown pack by pack, the arrays of a big batch were copied and page-faulted many times.
+template <class Real> void allocate_packs(ContactPacks<Real>& packs, uint32_t count) {
     constexpr uint32_t L = ContactPacks<Real>::lanes;
-    const uint32_t pack = packs.count++;
-    packs.jacobian.resize(size_t(packs.count) * 36 * L, Real(0));
-    packs.response.resize(size_t(packs.count) * 36 * L, Real(0));
-    packs.bias.resize(size_t(packs.count) * 3 * L, Real(0));
-    packs.jy.resize(size_t(packs.count) * 3 * L, Real(1));
-    packs.regularization.resize(size_t(packs.count) * 3 * L, Real(0));
-    packs.friction.resize(size_t(packs.count) * L, Real(0));
-    packs.velocity_offset.resize(size_t(packs.count) * 2 * L, -1);
-    packs.impulse_index.resize(size_t(packs.count) * 3 * L, -1);
-    return pack;
+    packs.count = count;
+    packs.jacobian.assign(size_t(count) * 36 * L, Real(0));
+    packs.response.assign(size_t(count) * 36 * L, Real(0));
+    packs.bias.assign(size_t(count) * 3 * L, Real(0));
+    packs.jy.assign(size_t(count) * 3 * L, Real(1));
+    packs.regularization.assign(size_t(count) * 3 * L, Real(0));
+    packs.friction.assign(size_t(count) * L, Real(0));
+    packs.velocity_offset.assign(size_t(count) * 2 * L, -1);
+    packs.impulse_index.assign(size_t(count) * 3 * L, -1);
 }
 
 } // namespace
@@ -105,12 +105,15 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
     plan.row_unit_b.assign(rows.total_rows(), -1);
     constexpr uint32_t L = ContactPacks<Real>::lanes;
 
+    // First every world's colors (and its serial group), then the packs they need, allocated
+    // once, then the packs filled.
+    std::vector<std::vector<std::vector<Contact>>> world_colors(rows.world_count);
     for (uint32_t w = 0; w < rows.world_count; ++w) {
         const uint32_t row0 = rows.world_row_offset[w], m = rows.row_count(w);
         const uint32_t n = rows.dof_count(w);
         // Units are named by their first DOF; used[dof] is the colors taken by that unit.
         std::vector<uint64_t> used(n, 0);
-        std::vector<std::vector<Contact>> colors;
+        std::vector<std::vector<Contact>>& colors = world_colors[w];
         for (uint32_t i = 0; i < m;) {
             const uint32_t row = row0 + i;
             if (rows.kind[row] != STEEL_ROW_CONTACT_NORMAL) {
@@ -144,7 +147,23 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
             }
             i += contact.count;
         }
-        for (const std::vector<Contact>& contacts : colors) {
+        plan.world_serial_offset.push_back(uint32_t(plan.serial_rows.size()));
+    }
+
+    uint32_t packs = 0;
+    for (uint32_t w = 0; w < rows.world_count; ++w)
+        for (const std::vector<Contact>& contacts : world_colors[w]) {
+            uint32_t packed = 0;
+            for (const Contact& contact : contacts)
+                packed += packable(rows, set, rows.world_row_offset[w], contact) ? 1 : 0;
+            packs += (packed + L - 1) / L;
+        }
+    allocate_packs(plan.packs, packs);
+
+    uint32_t next_pack = 0;
+    for (uint32_t w = 0; w < rows.world_count; ++w) {
+        const uint32_t row0 = rows.world_row_offset[w];
+        for (const std::vector<Contact>& contacts : world_colors[w]) {
             uint32_t lane = L, pack = 0;
             for (const Contact& contact : contacts) {
                 if (!packable(rows, set, row0, contact)) {
@@ -153,16 +172,15 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
                     continue;
                 }
                 if (lane == L) {
-                    pack = new_pack(plan.packs);
+                    pack = next_pack++;
                     lane = 0;
                 }
                 add_pack_lane(plan.packs, pack, lane++, rows, set, row0, contact);
             }
-            plan.color_pack_offset.push_back(plan.packs.count);
+            plan.color_pack_offset.push_back(next_pack);
             plan.color_contact_offset.push_back(uint32_t(plan.contact_rows.size() / 2));
         }
         plan.world_color_offset.push_back(uint32_t(plan.color_pack_offset.size() - 1));
-        plan.world_serial_offset.push_back(uint32_t(plan.serial_rows.size()));
     }
     return plan;
 }
