@@ -19,7 +19,9 @@
 // --quick stops /p and /c at 16,384).
 //
 // Per (world, copies, where, precision): ms per solve, worlds x sweeps per second, row updates
-// per second (row updates = sum over worlds of rows x sweeps run) and ns per row update. The CPU
+// per second (row updates = sum over worlds of rows x sweeps run) and ns per row update; the
+// batch's upload time, and its first (untimed) solve's, which for the propagation response
+// includes building the propagation set and colors on the host (and mirroring them). The CPU
 // backend runs on every core in float32 only (its float64 costs about the same per row and the
 // big batches are slow there). The GPU runs float32 and float64, timed two ways: "sync" is
 // steel_batch_solve (launch, wait, copy the results back to the host); "async" is
@@ -253,14 +255,14 @@ void fill_counts(Timing& t, steel_batch batch, const Upload& upload, const Shape
 }
 
 void print_header_row() {
-    std::printf("%-8s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s\n", "world",
+    std::printf("%-8s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s  %8s\n", "world",
                 "copies", "where", "real", "mode", "ms/solve", "worlds*sweeps/s", "row updates/s",
-                "ns/row", "GB/s", "of copy", "upload s");
+                "ns/row", "GB/s", "of copy", "upload s", "first s");
 }
 
 void print_row(const std::string& world, uint32_t copies, const char* where, const char* real,
                const char* mode, const Timing& t, double bytes_per_solve, double copy_gbs,
-               double upload_seconds) {
+               double upload_seconds, double first_seconds) {
     char bandwidth[64] = "        -         -";
     if (bytes_per_solve > 0) {
         const double gbs = bytes_per_solve / t.seconds / 1e9;
@@ -269,11 +271,13 @@ void print_row(const std::string& world, uint32_t copies, const char* where, con
         else
             std::snprintf(bandwidth, sizeof bandwidth, "%9.1f        -", gbs);
     }
-    char upload[32] = "       -";
+    char upload[32] = "       -", first[32] = "       -";
     if (upload_seconds > 0) std::snprintf(upload, sizeof upload, "%8.2f", upload_seconds);
-    std::printf("%-8s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s\n", world.c_str(),
-                copies, where, real, mode, 1e3 * t.seconds, copies * t.sweeps / t.seconds,
-                t.row_updates / t.seconds, 1e9 * t.seconds / t.row_updates, bandwidth, upload);
+    if (first_seconds > 0) std::snprintf(first, sizeof first, "%8.2f", first_seconds);
+    std::printf("%-8s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s  %s\n",
+                world.c_str(), copies, where, real, mode, 1e3 * t.seconds,
+                copies * t.sweeps / t.seconds, t.row_updates / t.seconds,
+                1e9 * t.seconds / t.row_updates, bandwidth, upload, first);
 }
 
 std::string load_average() {
@@ -466,7 +470,7 @@ int main(int argc, char** argv) {
                                        min_seconds, first > min_seconds ? 1 : 3);
                 fill_counts(t, batch, upload, shape);
                 print_row(world.name, copies, target.where, real_name, "sync", t, bytes,
-                          gpu.copy_gbs, made[k].upload_seconds);
+                          gpu.copy_gbs, made[k].upload_seconds, first);
                 if (gpu_side) {
                     // Back-to-back async solves, then one wait: enough of them to fill
                     // min_seconds at the sync rate.
@@ -483,7 +487,7 @@ int main(int argc, char** argv) {
                         burst;
                     fill_counts(t, batch, upload, shape);
                     print_row(world.name, copies, target.where, real_name, "async", t, bytes,
-                              gpu.copy_gbs, 0);
+                              gpu.copy_gbs, 0, 0);
                 }
                 check(steel_batch_destroy(batch), "destroy");
                 std::fflush(stdout);
