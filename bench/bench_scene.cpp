@@ -1,8 +1,9 @@
 // Scene mode: time per step of row building (steel_batch_upload_scene) and of solving
 // (steel_batch_solve, 20 sweeps), separately, for each example scene at 1, 64 and 1,024
-// worlds. Results: bench/RESULTS.md.
+// worlds, on the batch's threads (--threads N, default 1: both the upload and the solve spread
+// their worlds over them). Results: bench/RESULTS.md.
 //
-//   bench_scene [--quick]
+//   bench_scene [--quick] [--threads N]
 #include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
@@ -20,7 +21,19 @@ using bench::check;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    uint32_t threads = 1;
+    for (int k = 1; k < argc; ++k) {
+        if (std::strcmp(argv[k], "--quick") == 0) {
+            quick = true;
+        } else if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc &&
+                   std::atoi(argv[k + 1]) >= 1) {
+            threads = uint32_t(std::atoi(argv[++k]));
+        } else {
+            std::fprintf(stderr, "usage: bench_scene [--quick] [--threads N >= 1]\n");
+            return 2;
+        }
+    }
     const double min_seconds = quick ? 0.02 : 0.3;
     struct Scene {
         const char* name;
@@ -32,8 +45,10 @@ int main(int argc, char** argv) {
         {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
         {"four-bar", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
     };
-    std::printf("steel %s, float64, 1 thread, 20 sweeps per solve\n\n", steel_version());
-    std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | build us/world | solve us/world |\n");
+    std::printf("steel %s, float64, %u thread(s), 20 sweeps per solve\n\n", steel_version(),
+                threads);
+    std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | "
+                "build us/world | solve us/world |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const Scene& scene : scene_list)
         for (uint32_t worlds : {1u, 64u, 1024u}) {
@@ -46,6 +61,7 @@ int main(int argc, char** argv) {
             steel_batch_desc desc;
             steel_batch_desc_default(&desc);
             desc.world_count = worlds;
+            desc.thread_count = threads;
             steel_batch batch{};
             check(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch), "create");
             steel_solve_options options;
@@ -69,9 +85,10 @@ int main(int argc, char** argv) {
             uint64_t rows = 0, dofs = 0;
             check(steel_batch_read_impulses(batch, nullptr, 0, &rows), "rows");
             check(steel_batch_read_velocities(batch, nullptr, 0, &dofs), "dofs");
-            std::printf("| %s | %u | %llu | %llu | %.1f | %.1f | %.2f | %.2f |\n", scene.name, worlds,
-                        (unsigned long long)(dofs / worlds), (unsigned long long)(rows / worlds), build * 1e6,
-                        solve * 1e6, build * 1e6 / worlds, solve * 1e6 / worlds);
+            std::printf("| %s | %u | %llu | %llu | %.1f | %.1f | %.2f | %.2f |\n", scene.name,
+                        worlds, (unsigned long long)(dofs / worlds),
+                        (unsigned long long)(rows / worlds), build * 1e6, solve * 1e6,
+                        build * 1e6 / worlds, solve * 1e6 / worlds);
             check(steel_batch_destroy(batch), "destroy");
         }
     return 0;

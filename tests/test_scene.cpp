@@ -18,7 +18,8 @@ constexpr double kG = 9.81, kDt = 1.0 / 60.0;
 
 double sum_normal(const test::SceneStep& step, size_t first, size_t count) {
     double total = 0;
-    for (size_t c = first; c < first + count; ++c) total += step.contacts[6 * c];
+    for (size_t c = first; c < first + count; ++c)
+        total += step.contacts[6 * c];
     return total;
 }
 
@@ -38,7 +39,8 @@ BodySpec pendulum_link(double length, double angle, double rate) {
 // Gauss-Jordan inverse of a dense n x n matrix (independent of the library's Cholesky).
 std::vector<double> inverse(std::vector<double> a, uint32_t n) {
     std::vector<double> inv(size_t(n) * n, 0.0);
-    for (uint32_t i = 0; i < n; ++i) inv[size_t(i) * n + i] = 1;
+    for (uint32_t i = 0; i < n; ++i)
+        inv[size_t(i) * n + i] = 1;
     for (uint32_t c = 0; c < n; ++c) {
         uint32_t pivot = c;
         for (uint32_t r = c + 1; r < n; ++r)
@@ -108,8 +110,8 @@ TEST_CASE("Y from the factorization equals a dense inverse of H~ times J^T") {
         std::vector<double> h = steel::scene::mass_matrix(art.model, art.kinematics);
         for (uint32_t k = 0; k < n; ++k) {
             const size_t g = art.first_dof + k;
-            h[size_t(k) * n + k] += builder.armature[g] + kDt * builder.damping[g] + kDt * builder.kd[g] +
-                                    kDt * kDt * builder.kp[g];
+            h[size_t(k) * n + k] += builder.armature[g] + kDt * builder.damping[g] +
+                                    kDt * builder.kd[g] + kDt * kDt * builder.kp[g];
         }
         inverses.push_back(inverse(h, n));
     }
@@ -117,13 +119,16 @@ TEST_CASE("Y from the factorization equals a dense inverse of H~ times J^T") {
     uint32_t checked = 0;
     for (size_t r = 0; r < rows.bias.size(); ++r)
         for (int k = 0; k < 2; ++k) {
-            const uint32_t offset = rows.block_offset[2 * r + k], length = rows.block_length[2 * r + k];
+            const uint32_t offset = rows.block_offset[2 * r + k],
+                           length = rows.block_length[2 * r + k];
             if (length == 0) continue;
             const size_t art = offset == 0 ? 0 : 1;
             for (uint32_t i = 0; i < length; ++i) {
                 double expected = 0;
-                for (uint32_t j = 0; j < length; ++j) expected += inverses[art][size_t(i) * length + j] * rows.jacobian[value + j];
-                CHECK(rows.response[value + i] == doctest::Approx(expected).epsilon(1e-10).scale(1e-12));
+                for (uint32_t j = 0; j < length; ++j)
+                    expected += inverses[art][size_t(i) * length + j] * rows.jacobian[value + j];
+                CHECK(rows.response[value + i] ==
+                      doctest::Approx(expected).epsilon(1e-10).scale(1e-12));
                 ++checked;
             }
             value += length;
@@ -136,7 +141,8 @@ TEST_CASE("a box resting on the ground carries m g dt and feels no friction") {
     builder.begin_world();
     const double mass = 3.0;
     builder.add_body(scenes::free_box(mass, {0.5, 0.5, 0.5}, {0, 0, 0.5}));
-    scenes::box_plane_contacts(builder, 0, scenes::free_body_frame(builder.position.data()), {0.5, 0.5, 0.5}, -1, 0.0, 0.6);
+    scenes::box_plane_contacts(builder, 0, scenes::free_body_frame(builder.position.data()),
+                               {0.5, 0.5, 0.5}, -1, 0.0, 0.6);
     REQUIRE(builder.contact_counts[0] == 4);
     const test::SceneStep step = test::solve_scene(builder, 500);
     CHECK(sum_normal(step, 0, 4) == doctest::Approx(mass * kG * kDt).epsilon(1e-9));
@@ -168,15 +174,17 @@ TEST_CASE("on an incline a box sticks below atan(mu) and slides at g (sin - mu c
         SceneBuilder builder;
         builder.begin_world({kG * std::sin(theta), 0, -kG * std::cos(theta)}); // the plane is z = 0
         builder.add_body(scenes::free_box(1.0, {0.2, 0.2, 0.2}, {0, 0, 0.2}));
-        scenes::box_plane_contacts(builder, 0, scenes::free_body_frame(builder.position.data()), {0.2, 0.2, 0.2}, -1,
-                                   0.0, mu);
+        scenes::box_plane_contacts(builder, 0, scenes::free_body_frame(builder.position.data()),
+                                   {0.2, 0.2, 0.2}, -1, 0.0, mu);
         const test::SceneStep step = test::solve_scene(builder, 2000);
         const double slide = step.bodies[0]; // com velocity along x after one step from rest
         CAPTURE(degrees);
         if (std::tan(theta) < mu) {
             CHECK(std::fabs(slide) < 1e-9);
         } else {
-            CHECK(slide == doctest::Approx(kDt * kG * (std::sin(theta) - mu * std::cos(theta))).epsilon(1e-6));
+            CHECK(
+                slide ==
+                doctest::Approx(kDt * kG * (std::sin(theta) - mu * std::cos(theta))).epsilon(1e-6));
         }
         CHECK(std::fabs(step.bodies[2]) < 1e-9); // no motion into or off the plane
     }
@@ -187,7 +195,8 @@ TEST_CASE("a stack of boxes stays at rest over 1,000 steps") {
     const scenes::Vec3 half{0.5, 0.5, 0.5};
     SceneBuilder builder;
     builder.begin_world();
-    for (uint32_t k = 0; k < height; ++k) builder.add_body(scenes::free_box(1.0, half, {0, 0, 0.5 + k}));
+    for (uint32_t k = 0; k < height; ++k)
+        builder.add_body(scenes::free_box(1.0, half, {0, 0, 0.5 + k}));
     std::vector<double> q = builder.position, qd = builder.velocity;
     double worst_drift = 0, worst_speed = 0;
     for (uint32_t step_index = 0; step_index < 1000; ++step_index) {
@@ -196,7 +205,8 @@ TEST_CASE("a stack of boxes stays at rest over 1,000 steps") {
         for (uint32_t k = 0; k < height; ++k) {
             const scenes::Frame pose = scenes::free_body_frame(q.data() + 7 * k);
             const double support = k == 0 ? 0.0 : q[7 * (k - 1) + 2] + half[2];
-            scenes::box_plane_contacts(builder, int32_t(k), pose, half, int32_t(k) - 1, support, 0.6);
+            scenes::box_plane_contacts(builder, int32_t(k), pose, half, int32_t(k) - 1, support,
+                                       0.6);
         }
         const test::SceneStep step = test::solve_scene(builder, 100, STEEL_PRECISION_FLOAT64, 1);
         q = step.q_next;
@@ -207,17 +217,19 @@ TEST_CASE("a stack of boxes stays at rest over 1,000 steps") {
         }
         worst_speed = std::max(worst_speed, test::max_abs(qd));
     }
-    MESSAGE("4-box stack over 1000 steps: largest position drift " << worst_drift << " m, largest speed "
-                                                                  << worst_speed << " m/s");
+    MESSAGE("4-box stack over 1000 steps: largest position drift "
+            << worst_drift << " m, largest speed " << worst_speed << " m/s");
     CHECK(worst_drift < 2e-3);
     CHECK(worst_speed < 1e-2);
 }
 
 TEST_CASE("a pendulum stops at its joint limit without gaining energy") {
-    // Energy with the com at (-L sin q, 0, -L cos q): potential m g z, kinetic (m L^2 + I) qd^2 / 2.
-    // The stepping (v then q) is symplectic Euler, whose energy wobbles by O(dt) even with no
+    // Energy with the com at (-L sin q, 0, -L cos q): potential m g z, kinetic (m L^2 + I) qd^2
+    // / 2. The stepping (v then q) is symplectic Euler, whose energy wobbles by O(dt) even with no
     // limit; the limit must add nothing on top of that wobble.
-    const auto energy = [](double angle, double rate) { return 0.5 * (1.0 + 1e-3) * rate * rate - kG * std::cos(angle); };
+    const auto energy = [](double angle, double rate) {
+        return 0.5 * (1.0 + 1e-3) * rate * rate - kG * std::cos(angle);
+    };
     const auto run = [&](double lower, bool* pushed, double* lowest_angle, double* final_energy) {
         SceneBuilder builder;
         builder.begin_world();
@@ -243,8 +255,8 @@ TEST_CASE("a pendulum stops at its joint limit without gaining energy") {
     double lowest_free = 0, lowest = 0, final_free = 0, final_limited = 0;
     const double free_swing = run(-1e9, &pushed_free, &lowest_free, &final_free);
     const double limited = run(-0.3, &pushed, &lowest, &final_limited);
-    MESSAGE("largest energy: free swing " << free_swing << ", against the limit " << limited << "; final "
-                                          << final_free << " and " << final_limited);
+    MESSAGE("largest energy: free swing " << free_swing << ", against the limit " << limited
+                                          << "; final " << final_free << " and " << final_limited);
     CHECK(!pushed_free);
     CHECK(pushed);
     CHECK(limited <= free_swing + 1e-9);
@@ -332,7 +344,8 @@ TEST_CASE("an augmented drive stays stable at gains where an explicit drive dive
     };
     const double augmented = simulate(true);
     const double explicit_drive = simulate(false);
-    MESSAGE("after 2 s: augmented drive at " << augmented << ", explicit drive at " << explicit_drive);
+    MESSAGE("after 2 s: augmented drive at " << augmented << ", explicit drive at "
+                                             << explicit_drive);
     CHECK(std::fabs(augmented) < 1e-6);
     CHECK(!(std::fabs(explicit_drive) < 1.0)); // diverged (or non-finite)
 }
@@ -350,7 +363,8 @@ TEST_CASE("scene upload rejects bad input with the world, item and field, and ch
     REQUIRE_OK(steel_batch_upload_scene(batch, &good));
     REQUIRE_OK(steel_batch_solve(batch));
     const std::vector<double> before = test::read_doubles(batch, steel_batch_read_contact_impulses);
-    const auto expect = [&](const std::function<void(SceneBuilder&)>& breakage, const char* needle) {
+    const auto expect = [&](const std::function<void(SceneBuilder&)>& breakage,
+                            const char* needle) {
         SceneBuilder broken = builder;
         breakage(broken);
         const steel_scene_desc scene = broken.desc();
@@ -436,7 +450,7 @@ TEST_CASE("a drive row's effort limit caps its impulse at dt times the limit") {
     steel_scene_desc scene = builder.desc();
     scene.drive_effort_limit = effort.data();
     const test::SceneStep step = test::solve_scene(scene);
-    CHECK(step.drives[0] == doctest::Approx(-5.0 * kDt)); // pulls toward 0 as hard as allowed
+    CHECK(step.drives[0] == doctest::Approx(-5.0 * kDt));   // pulls toward 0 as hard as allowed
     CHECK(step.qd[0] == doctest::Approx(-5.0 * kDt / 1.0)); // mass 1: dv = impulse
     // The same limit with an augmented drive is refused.
     steel_batch_desc desc;
@@ -445,7 +459,9 @@ TEST_CASE("a drive row's effort limit caps its impulse at dt times the limit") {
     REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
     scene.drive_mode = STEEL_DRIVE_MODE_AUGMENTED;
     CHECK(steel_batch_upload_scene(batch, &scene) == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(std::string(steel_last_error_message()).find("needs drive_mode = STEEL_DRIVE_MODE_ROWS") != std::string::npos);
+    CHECK(
+        std::string(steel_last_error_message()).find("needs drive_mode = STEEL_DRIVE_MODE_ROWS") !=
+        std::string::npos);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
@@ -476,10 +492,12 @@ TEST_CASE("a two-finger grasp holds the box when friction allows and slips when 
     for (double factor : {0.5, 0.8, 1.2, 2.0}) {
         SceneBuilder builder;
         builder.begin_world();
-        const scenes::ArmWithBox arm = scenes::add_arm_with_box(builder, factor * threshold, squeeze, box_mass);
+        const scenes::ArmWithBox arm =
+            scenes::add_arm_with_box(builder, factor * threshold, squeeze, box_mass);
         const test::SceneStep step = test::solve_scene(builder, 500);
         // Vertical velocity of the box relative to the hand after one step from rest.
-        const double slip = step.bodies[6 * size_t(arm.box) + 2] - step.bodies[6 * size_t(arm.hand) + 2];
+        const double slip =
+            step.bodies[6 * size_t(arm.box) + 2] - step.bodies[6 * size_t(arm.hand) + 2];
         CAPTURE(factor);
         if (factor > 1) {
             CHECK(std::fabs(slip) < 1e-6);
@@ -505,7 +523,8 @@ TEST_CASE("the example scenes build and solve") {
     scenes::add_four_bar(builder);
     const test::SceneStep step = test::solve_scene(builder, 500, STEEL_PRECISION_FLOAT64, 1);
     REQUIRE(step.stats.size() == 5);
-    for (const steel_world_stats& stats : step.stats) CHECK(stats.flags == 0);
+    for (const steel_world_stats& stats : step.stats)
+        CHECK(stats.flags == 0);
     // Standing still: the stack, the pile and the legged robot barely move in one step (falling
     // freely they would reach g dt = 0.16 m/s; what is left is the unconverged part of the
     // statically indeterminate contact sets after 500 sweeps).
@@ -513,7 +532,8 @@ TEST_CASE("the example scenes build and solve") {
     for (uint32_t w = 0; w < 4; ++w) {
         if (w == 0 || w == 1 || w == 3)
             for (size_t b = body0; b < body0 + builder.body_counts[w]; ++b)
-                for (int k = 0; k < 3; ++k) CHECK(std::fabs(step.bodies[6 * b + size_t(k)]) < 1e-2);
+                for (int k = 0; k < 3; ++k)
+                    CHECK(std::fabs(step.bodies[6 * b + size_t(k)]) < 1e-2);
         body0 += builder.body_counts[w];
     }
 }
@@ -526,7 +546,8 @@ void ground_contacts(SceneBuilder& builder, const scenes::Frame& pose, const sce
 }
 
 test::SceneStep solve_with_bodies(SceneBuilder& builder, const std::vector<double>& pose,
-                                  const std::vector<double>& velocity, const std::vector<int32_t>& flags,
+                                  const std::vector<double>& velocity,
+                                  const std::vector<int32_t>& flags,
                                   std::vector<double>* poses_after = nullptr) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
@@ -552,7 +573,8 @@ test::SceneStep solve_with_bodies(SceneBuilder& builder, const std::vector<doubl
 
 } // namespace
 
-TEST_CASE("a free body given as a standalone body and as a one-free-joint articulation gives identical results") {
+TEST_CASE("a free body given as a standalone body and as a one-free-joint articulation gives "
+          "identical results") {
     // A tilted, spinning box with its com off the body origin, touching the ground.
     const scenes::Vec3 half{0.3, 0.2, 0.1};
     const scenes::Quat tilt{0.98, 0.1, -0.15, 0.05};
@@ -568,8 +590,10 @@ TEST_CASE("a free body given as a standalone body and as a one-free-joint articu
     body.q = {position[0], position[1], position[2], q[0], q[1], q[2], q[3]};
     // The FREE joint's velocity is that of the body origin: v_com - w x (R com).
     const scenes::Vec3 arm = scenes::rotate(q, com);
-    const scenes::Vec3 w_x_arm{w[1] * arm[2] - w[2] * arm[1], w[2] * arm[0] - w[0] * arm[2], w[0] * arm[1] - w[1] * arm[0]};
-    body.qd = {v_com[0] - w_x_arm[0], v_com[1] - w_x_arm[1], v_com[2] - w_x_arm[2], w[0], w[1], w[2]};
+    const scenes::Vec3 w_x_arm{w[1] * arm[2] - w[2] * arm[1], w[2] * arm[0] - w[0] * arm[2],
+                               w[0] * arm[1] - w[1] * arm[0]};
+    body.qd = {
+        v_com[0] - w_x_arm[0], v_com[1] - w_x_arm[1], v_com[2] - w_x_arm[2], w[0], w[1], w[2]};
     as_joint.add_body(body);
     ground_contacts(as_joint, {position, q}, half);
     REQUIRE(as_joint.contact_counts[0] >= 1);
@@ -577,12 +601,14 @@ TEST_CASE("a free body given as a standalone body and as a one-free-joint articu
     SceneBuilder standalone = as_joint;
     standalone.joint_type[0] = STEEL_JOINT_NONE;
     standalone.position.clear();
-    const std::vector<double> pose = {position[0], position[1], position[2], q[0], q[1], q[2], q[3]};
+    const std::vector<double> pose = {position[0], position[1], position[2], q[0],
+                                      q[1],        q[2],        q[3]};
     const std::vector<double> velocity = {v_com[0], v_com[1], v_com[2], w[0], w[1], w[2]};
 
     std::vector<double> poses_joint, poses_body;
     const test::SceneStep a = solve_with_bodies(as_joint, {}, {}, {}, &poses_joint);
-    const test::SceneStep b = solve_with_bodies(standalone, pose, velocity, {STEEL_BODY_DYNAMIC}, &poses_body);
+    const test::SceneStep b =
+        solve_with_bodies(standalone, pose, velocity, {STEEL_BODY_DYNAMIC}, &poses_body);
     CHECK(test::max_abs(a.contacts) > 0.01);
     CHECK(test::max_abs_diff(a.contacts, b.contacts) < 1e-12);
     CHECK(test::max_abs_diff(a.bodies, b.bodies) < 1e-12);
@@ -598,11 +624,13 @@ TEST_CASE("a box resting on a static standalone body carries m g dt") {
     table.q = {};
     table.qd = {};
     builder.add_body(table);
-    scenes::box_plane_contacts(builder, 0, {{0, 0, 1.5}, {1, 0, 0, 0}}, {0.5, 0.5, 0.5}, 1, 1.0, 0.6);
+    scenes::box_plane_contacts(builder, 0, {{0, 0, 1.5}, {1, 0, 0, 0}}, {0.5, 0.5, 0.5}, 1, 1.0,
+                               0.6);
     const std::vector<double> pose = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0.5, 1, 0, 0, 0};
     const std::vector<double> velocity(12, 0.0);
     std::vector<double> after;
-    const test::SceneStep step = solve_with_bodies(builder, pose, velocity, {STEEL_BODY_DYNAMIC, STEEL_BODY_STATIC}, &after);
+    const test::SceneStep step =
+        solve_with_bodies(builder, pose, velocity, {STEEL_BODY_DYNAMIC, STEEL_BODY_STATIC}, &after);
     CHECK(sum_normal(step, 0, 4) == doctest::Approx(2.5 * kG * kDt).epsilon(1e-9));
     CHECK(after[7 + 2] == 0.5); // the static table stays put
 }
@@ -619,17 +647,19 @@ TEST_CASE("a kinematic platform drags a box by friction: it gains mu g dt per st
     builder.add_body(scenes::free_box(1.0, {0.2, 0.2, 0.2}, {0, 0, 0.2}));
     // Body 1 is the box: move its contacts to (box, platform).
     SceneBuilder with_contacts = builder;
-    scenes::box_plane_contacts(with_contacts, 1, {{0, 0, 0.2}, {1, 0, 0, 0}}, {0.2, 0.2, 0.2}, 0, 0.0, mu);
+    scenes::box_plane_contacts(with_contacts, 1, {{0, 0, 0.2}, {1, 0, 0, 0}}, {0.2, 0.2, 0.2}, 0,
+                               0.0, mu);
     std::vector<double> pose = {0, 0, -0.1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
     std::vector<double> velocity = {speed, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     // The box here is a FREE joint: pose and velocity entries for it are not read.
     std::vector<double> after;
-    const test::SceneStep step = solve_with_bodies(with_contacts, pose, velocity,
-                                                   {STEEL_BODY_KINEMATIC, STEEL_BODY_DYNAMIC}, &after);
+    const test::SceneStep step = solve_with_bodies(
+        with_contacts, pose, velocity, {STEEL_BODY_KINEMATIC, STEEL_BODY_DYNAMIC}, &after);
     CHECK(sum_normal(step, 0, 4) == doctest::Approx(kG * kDt).epsilon(1e-9));
-    CHECK(step.bodies[6 * 1 + 0] == doctest::Approx(mu * kG * kDt).epsilon(1e-9)); // box dragged along +x
-    CHECK(step.bodies[0] == speed);                                                 // the platform's own velocity
-    CHECK(after[0] == doctest::Approx(speed * kDt));                                // and it moved
+    CHECK(step.bodies[6 * 1 + 0] ==
+          doctest::Approx(mu * kG * kDt).epsilon(1e-9)); // box dragged along +x
+    CHECK(step.bodies[0] == speed);                      // the platform's own velocity
+    CHECK(after[0] == doctest::Approx(speed * kDt));     // and it moved
 }
 
 TEST_CASE("a connect constraint holding a pendulum bob carries its weight") {
@@ -643,7 +673,8 @@ TEST_CASE("a connect constraint holding a pendulum bob carries its weight") {
     BodySpec second = pendulum_link(1.0, 0.1, 0.0);
     second.parent_frame.position = {3, 0, 0};
     builder.add_body(second);
-    builder.add_mimic(2, 1, 1.0, 0.0); // q2 = q1: the mimic must pull q2 from 0.1 up to 0.3 and hold it
+    builder.add_mimic(2, 1, 1.0,
+                      0.0); // q2 = q1: the mimic must pull q2 from 0.1 up to 0.3 and hold it
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     steel_batch batch{};
@@ -655,7 +686,8 @@ TEST_CASE("a connect constraint holding a pendulum bob carries its weight") {
     const steel_scene_desc scene = builder.desc();
     REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
     REQUIRE_OK(steel_batch_solve(batch));
-    const std::vector<double> impulses = test::read_doubles(batch, steel_batch_read_constraint_impulses);
+    const std::vector<double> impulses =
+        test::read_doubles(batch, steel_batch_read_constraint_impulses);
     REQUIRE(impulses.size() == 4);
     CHECK(std::fabs(impulses[0]) < 1e-12);
     CHECK(std::fabs(impulses[1]) < 1e-12);
@@ -699,4 +731,80 @@ TEST_CASE("restitution waits until the contact closes within the step") {
     const test::SceneStep step = falling_box(1.0, 0.8);
     CHECK(step.contacts[0] == 0.0);
     CHECK(step.bodies[2] == -3.0);
+}
+
+TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 threads, and an "
+          "upload reports the first bad world") {
+    // Every kind of row: contacts, limits, drive rows, a loop closure, a mimic pair; worlds of
+    // different sizes, so that the threads' runs of worlds differ in rows.
+    SceneBuilder builder;
+    builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    for (uint32_t copy = 0; copy < 24; ++copy) {
+        builder.begin_world();
+        scenes::add_arm_with_box(builder, 0.8, 2.0);
+        builder.begin_world();
+        scenes::add_legged_robot(builder);
+        builder.begin_world();
+        scenes::add_box_pile(builder, 2 + copy % 7);
+        builder.begin_world();
+        scenes::add_four_bar(builder);
+        builder.begin_world();
+        scenes::add_chain_on_ground(builder, 3 + copy % 5);
+        builder.begin_world();
+        builder.add_body(pendulum_link(1.0, 0.2, 0.0));
+        BodySpec second = pendulum_link(1.0, 0.5, 0.0);
+        second.parent_frame.position = {3, 0, 0};
+        builder.add_body(second);
+        builder.add_mimic(1, 0, 2.0, 0.1);
+    }
+    const steel_scene_desc scene = builder.desc();
+    const auto upload_and_solve = [&](uint32_t threads) {
+        steel_batch_desc desc;
+        steel_batch_desc_default(&desc);
+        desc.world_count = scene.world_count;
+        desc.thread_count = threads;
+        steel_batch batch{};
+        REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+        REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+        REQUIRE_OK(steel_batch_solve(batch));
+        std::vector<std::vector<double>> read;
+        for (auto reader : {steel_batch_read_impulses, steel_batch_read_velocities,
+                            steel_batch_read_contact_impulses, steel_batch_read_limit_impulses,
+                            steel_batch_read_drive_impulses, steel_batch_read_constraint_impulses,
+                            steel_batch_read_joint_velocities})
+            read.push_back(test::read_doubles(batch, reader));
+        REQUIRE_OK(steel_batch_destroy(batch));
+        return read;
+    };
+    const auto one = upload_and_solve(1);
+    for (const std::vector<double>& values : one)
+        CHECK(!values.empty());
+    for (uint32_t threads : {2u, 8u}) {
+        CAPTURE(threads);
+        const auto many = upload_and_solve(threads);
+        REQUIRE(many.size() == one.size());
+        for (size_t k = 0; k < one.size(); ++k) {
+            CAPTURE(k);
+            CHECK(many[k] == one[k]);
+        }
+    }
+
+    // Two bad worlds: the earlier one is reported, whatever the thread count.
+    SceneBuilder broken = builder;
+    broken.mass[broken.body_counts[0] + broken.body_counts[1] + 1] = -1; // world 2
+    broken.mass[broken.mass.size() - 1] = -2;                            // the last world
+    const steel_scene_desc bad = broken.desc();
+    for (uint32_t threads : {1u, 8u}) {
+        steel_batch_desc desc;
+        steel_batch_desc_default(&desc);
+        desc.world_count = bad.world_count;
+        desc.thread_count = threads;
+        steel_batch batch{};
+        REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+        CHECK(steel_batch_upload_scene(batch, &bad) == STEEL_ERROR_INVALID_ARGUMENT);
+        const std::string message = steel_last_error_message();
+        INFO(message);
+        CHECK(message.find("world 2, body 1: body_mass = -1") != std::string::npos);
+        REQUIRE_OK(steel_batch_destroy(batch));
+    }
 }
