@@ -12,9 +12,10 @@
 #   bash scripts/gpu_check.sh            # from anywhere
 #
 # Environment: STEEL_GPU_BUILD_DIR (default build-gpu, recreated), STEEL_JOBS (default nproc),
-# STEEL_GPU_PREBUILT=DIR to skip steps 1 and use a build folder made elsewhere with the same
-# options (for a machine without cmake, doctest or flatbuffers), STEEL_GPU_BENCH_ARGS (default
-# "--quick"; "" for the full timing loops, about 30 s more).
+# STEEL_GPU_PREBUILT=DIR to skip step 1 and use what scripts/gpu_prebuild.sh staged elsewhere
+# (for a machine without cmake, doctest or flatbuffers: the device image has no doctest or
+# flatbuffers headers), STEEL_GPU_BENCH_ARGS (default "--quick"; "" for the full timing loops,
+# about 30 s more). Where $OUT is set (the device tool), the logs are copied there too.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -75,4 +76,5 @@ echo "CPU CUDA tests:   $(verdict $cpu_rc)"
 echo "exports:          $(verdict $exports_rc)"
 echo "bench_cuda:       $(verdict $bench_rc)"
 grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
+if [ -n "${OUT:-}" ] && [ -d "${OUT}" ]; then cp "$log_dir"/*.log "$OUT"/; fi
 [ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]

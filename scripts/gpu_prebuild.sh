@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds what scripts/gpu_check.sh runs on this machine (which has cmake, doctest and
+# flatbuffers; a device machine's image may lack the last two) and stages it in
+# build-gpu-prebuilt/: libsteel.so, steel_tests, steel_cuda_tests and bench_cuda, about 20 MB,
+# linked only against the C and C++ runtimes. Then the device check builds nothing:
+#
+#   bash scripts/gpu_prebuild.sh
+#   # with the device tool, from the repository root:
+#   #   run(command="STEEL_GPU_PREBUILT=build-gpu-prebuilt bash scripts/gpu_check.sh",
+#   #       carry=["build-gpu-prebuilt"], timeout_s=540)
+#
+# Environment: STEEL_GPU_BUILD_DIR (default build-gpu), STEEL_JOBS (default nproc).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${STEEL_GPU_BUILD_DIR:-build-gpu}"
+stage=build-gpu-prebuilt
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEEL_CUDA=ON -DSTEEL_BUILD_TESTS=ON \
+    -DSTEEL_BUILD_BENCH=ON -DSTEEL_BUILD_EXAMPLES=OFF -DSTEEL_BUILD_LUA=OFF >/dev/null
+cmake --build "$build" -j "${STEEL_JOBS:-$(nproc)}" \
+    --target steel steel_tests steel_cuda_tests bench_cuda >/dev/null
+
+rm -rf "$stage"
+mkdir -p "$stage/tests" "$stage/bench"
+cp -L "$build/libsteel.so" "$stage/" # for the exported-symbols check
+cp "$build/tests/steel_tests" "$build/tests/steel_cuda_tests" "$stage/tests/"
+cp "$build/bench/bench_cuda" "$stage/bench/"
+du -sh "$stage"
