@@ -16,13 +16,16 @@ void replace_rows(Batch& batch, const steel_rows_desc& rows) {
     std::visit(
         [&](auto& state) {
             using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
-            auto fresh = build_row_set<Real>(rows, batch.desc.world_count, batch.options.cfm,
-                                             batch.options.contact_regularization);
-            // Only now, with everything valid and allocated, does the batch change.
-            state.rows = std::move(fresh);
+            // Into the spare arrays (the rows before the current ones), so that a batch uploaded
+            // every step reuses its memory instead of faulting in fresh pages each time.
+            build_row_set_into<Real>(rows, batch.desc.world_count, batch.options.cfm,
+                                     batch.options.contact_regularization, state.spare_rows);
+            // Only now, with everything valid, does the batch change.
+            std::swap(state.rows, state.spare_rows);
             state.has_rows = true;
             state.solved = false;
-            state.results = {};
+            state.results.impulse.clear(); // keeps their memory for the next solve
+            state.results.velocity.clear();
             state.stats.clear();
             state.propagation.reset();
             state.colored.reset();

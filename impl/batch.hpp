@@ -23,6 +23,7 @@ namespace steel {
 
 template <class Real> struct BatchState {
     RowSet<Real> rows;
+    RowSet<Real> spare_rows; // the rows of the upload before, whose memory the next one reuses
     bool has_rows = false;
     SolveResults<Real> results;
     bool solved = false; // results belong to the current rows

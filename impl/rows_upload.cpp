@@ -96,15 +96,14 @@ template <class Real> void compute_cone_cross_terms(RowSet<Real>& set) {
 } // namespace
 
 template <class Real>
-RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
-                           double contact_regularization) {
+void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+                        double contact_regularization, RowSet<Real>& set) {
     if (desc.world_count != batch_world_count)
         bad(format("world_count is %u but the batch has %u worlds", desc.world_count, batch_world_count));
     const uint32_t world_count = desc.world_count;
     require(desc.world_dof_counts, "world_dof_counts", "every world needs a DOF count");
     require(desc.world_row_counts, "world_row_counts", "every world needs a row count");
 
-    RowSet<Real> set;
     set.world_count = world_count;
     set.world_dof_offset.resize(size_t(world_count) + 1);
     set.world_row_offset.resize(size_t(world_count) + 1);
@@ -260,6 +259,13 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
     }
     compute_cone_cross_terms(set);
     check_denominators(set, cfm, contact_regularization, kWhere);
+}
+
+template <class Real>
+RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+                           double contact_regularization) {
+    RowSet<Real> set;
+    build_row_set_into(desc, batch_world_count, cfm, contact_regularization, set);
     return set;
 }
 
@@ -281,6 +287,10 @@ void check_denominators(const RowSet<Real>& set, double cfm, double contact_regu
         }
 }
 
+template void build_row_set_into<float>(const steel_rows_desc&, uint32_t, double, double,
+                                        RowSet<float>&);
+template void build_row_set_into<double>(const steel_rows_desc&, uint32_t, double, double,
+                                         RowSet<double>&);
 template RowSet<float> build_row_set<float>(const steel_rows_desc&, uint32_t, double, double);
 template RowSet<double> build_row_set<double>(const steel_rows_desc&, uint32_t, double, double);
 template void check_denominators<float>(const RowSet<float>&, double, double, const char*);

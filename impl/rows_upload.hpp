@@ -14,6 +14,12 @@ template <class Real>
 RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
                            double contact_regularization);
 
+// The same into `set`, reusing its arrays' memory (every array is overwritten; on an error `set`
+// is left partly written, so pass one that is not in use).
+template <class Real>
+void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+                        double contact_regularization, RowSet<Real>& set);
+
 // Every uploaded row keeps a positive, finite denominator under these options (set_options check).
 template <class Real>
 void check_denominators(const RowSet<Real>& rows, double cfm, double contact_regularization, const char* where);
