@@ -758,13 +758,17 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
         builder.add_mimic(1, 0, 2.0, 0.1);
     }
     const steel_scene_desc scene = builder.desc();
-    const auto upload_and_solve = [&](uint32_t threads) {
+    const auto batch_on = [](uint32_t worlds, uint32_t threads) {
         steel_batch_desc desc;
         steel_batch_desc_default(&desc);
-        desc.world_count = scene.world_count;
+        desc.world_count = worlds;
         desc.thread_count = threads;
         steel_batch batch{};
         REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+        return batch;
+    };
+    const auto upload_and_solve = [&](uint32_t threads) {
+        const steel_batch batch = batch_on(scene.world_count, threads);
         REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
         REQUIRE_OK(steel_batch_solve(batch));
         std::vector<std::vector<double>> read;
@@ -795,12 +799,7 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
     broken.mass[broken.mass.size() - 1] = -2;                            // the last world
     const steel_scene_desc bad = broken.desc();
     for (uint32_t threads : {1u, 8u}) {
-        steel_batch_desc desc;
-        steel_batch_desc_default(&desc);
-        desc.world_count = bad.world_count;
-        desc.thread_count = threads;
-        steel_batch batch{};
-        REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+        const steel_batch batch = batch_on(bad.world_count, threads);
         CHECK(steel_batch_upload_scene(batch, &bad) == STEEL_ERROR_INVALID_ARGUMENT);
         const std::string message = steel_last_error_message();
         INFO(message);
