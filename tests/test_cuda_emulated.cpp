@@ -1,5 +1,5 @@
-// The CUDA kernels run on the CPU (tests/simt/: every GPU thread a host thread, the lanes of a
-// warp meeting at each shuffle) against the CPU backend. Same kernel code and launch geometry as
+// The CUDA kernels run on the CPU (tests/simt/: every GPU thread a fiber, the lanes of a warp
+// meeting at each shuffle) against the CPU backend. Same kernel code and launch geometry as
 // on a device, so this checks the kernels' indexing, shared memory, warp collectives and
 // numbers everywhere, GPU or not; tests/test_cuda_backend.cpp runs them on a real device.
 // Without FMA on either side, the only difference from the CPU backend is the kernels'
@@ -8,6 +8,7 @@
 #include "robot_scenes.hpp"
 #include "scene_builder.hpp"
 #include "simt/emulated_kernels.hpp"
+#include "simt/schedule.hpp"
 
 #include "batch.hpp"
 #include "handle_registry.hpp"
@@ -219,7 +220,8 @@ TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cr
 namespace {
 
 // Solves the scene on the CPU under the propagation response, then runs the propagation kernel
-// on the CPU's own rows, propagation set and colors, and holds the two to the same bits:
+// on the CPU's own rows, propagation set and colors, in both emulation orders, and holds each
+// to the CPU's bits:
 // impulses, velocities, paths, stats and every recorded sweep's residual.
 void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, int32_t precision,
                             double tolerance) {
@@ -237,33 +239,38 @@ void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, in
     options.contact_regularization = 1e-6;
     REQUIRE_OK(steel_batch_set_options(batch, &options));
     REQUIRE_OK(steel_batch_solve(batch));
-    std::visit(
-        [&](auto& host) {
-            const auto emulated = test::emulate_propagation_solve(host.rows, *host.propagation,
-                                                                  host.colored.get(), options);
-            for (const std::string& problem : emulated.problems)
-                FAIL_CHECK(problem);
-            const auto same = [](const auto& a, const auto& b) {
-                using T = typename std::decay_t<decltype(a)>::value_type;
-                return a.size() == b.size() &&
-                       std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-            };
-            CHECK(same(emulated.impulse, host.results.impulse));
-            CHECK(same(emulated.velocity, host.results.velocity));
-            CHECK(same(emulated.world_path, host.world_path));
-            // A world's history holds as many entries as it ran sweeps.
-            REQUIRE(emulated.history.size() == host.history.size());
-            for (size_t w = 0; w < host.stats.size(); ++w) {
-                CAPTURE(w);
-                CHECK(std::memcmp(emulated.history.data() + w * iterations,
-                                  host.history.data() + w * iterations,
-                                  host.stats[w].sweeps * sizeof(double)) == 0);
-                CHECK(std::memcmp(&emulated.stats[w], &host.stats[w], sizeof(steel_world_stats)) ==
-                      0);
-            }
-            CHECK(test::max_abs(widened(host.results.impulse)) > 0);
-        },
-        steel::lookup_batch(batch.id, "test").state);
+    // Both orders of the emulation (simt/schedule.hpp) must give the CPU's bits: a race between
+    // lanes, warps or blocks would make one of them differ.
+    for (simt::Schedule schedule : {simt::Schedule::in_order, simt::Schedule::shuffled})
+        std::visit(
+            [&](auto& host) {
+                CAPTURE(int(schedule));
+                const simt::ScopedSchedule scoped(schedule);
+                const auto emulated = test::emulate_propagation_solve(host.rows, *host.propagation,
+                                                                      host.colored.get(), options);
+                for (const std::string& problem : emulated.problems)
+                    FAIL_CHECK(problem);
+                const auto same = [](const auto& a, const auto& b) {
+                    using T = typename std::decay_t<decltype(a)>::value_type;
+                    return a.size() == b.size() &&
+                           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+                };
+                CHECK(same(emulated.impulse, host.results.impulse));
+                CHECK(same(emulated.velocity, host.results.velocity));
+                CHECK(same(emulated.world_path, host.world_path));
+                // A world's history holds as many entries as it ran sweeps.
+                REQUIRE(emulated.history.size() == host.history.size());
+                for (size_t w = 0; w < host.stats.size(); ++w) {
+                    CAPTURE(w);
+                    CHECK(std::memcmp(emulated.history.data() + w * iterations,
+                                      host.history.data() + w * iterations,
+                                      host.stats[w].sweeps * sizeof(double)) == 0);
+                    CHECK(std::memcmp(&emulated.stats[w], &host.stats[w],
+                                      sizeof(steel_world_stats)) == 0);
+                }
+                CHECK(test::max_abs(widened(host.results.impulse)) > 0);
+            },
+            steel::lookup_batch(batch.id, "test").state);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
@@ -335,6 +342,31 @@ TEST_CASE("Emulated CUDA propagation kernel through trees, serial and colored: t
     scenes::add_four_bar(builder);
     builder.begin_world();
     scenes::add_chain_on_ground(builder, 6);
+    // Boxes on the ground, each leaning on a floating two-link tree: box k's tree contact, added
+    // first, takes color k, and its ground contacts take the colors around it, solved in packs
+    // on other lanes. A missing __syncwarp between a color's tree contacts and the next color's
+    // packs then shows in the shuffled order.
+    builder.begin_world();
+    const scenes::Vec3 half{0.1, 0.1, 0.1};
+    const int32_t base = builder.add_body(scenes::free_box(2, {0.6, 0.05, 0.05}, {0.6, 0, 0.5}));
+    scenes::BodySpec arm = scenes::free_box(1, {0.3, 0.05, 0.05}, {0, 0, 0});
+    arm.joint = STEEL_JOINT_REVOLUTE;
+    arm.parent = base;
+    arm.parent_frame.position = {0.6, 0, 0};
+    arm.q = {0.0};
+    arm.qd = {0.0};
+    const int32_t tip = builder.add_body(arm);
+    std::vector<scenes::Vec3> centres;
+    for (uint32_t k = 0; k < 8; ++k) {
+        centres.push_back({0.25 * k, 0.2, 0.1});
+        builder.add_body(scenes::free_box(1, half, centres.back()));
+    }
+    for (int32_t k = 0; k < 8; ++k)
+        builder.add_contact(scenes::ContactSpec{
+            tip + 1 + k, k % 2 ? base : tip, {centres[k][0], 0.1, 0.15}, {0, 1, 0}, -0.002});
+    for (int32_t k = 0; k < 8; ++k)
+        scenes::box_plane_contacts(builder, tip + 1 + k, scenes::Frame{centres[k], {1, 0, 0, 0}},
+                                   half, -1, 0.0, 0.6, 0.0);
     const steel_scene_desc desc = builder.desc();
     const PlanShape shape = colored_plan_shape(desc);
     CHECK(shape.tree_contacts > 0);
@@ -370,5 +402,78 @@ TEST_CASE("Emulated CUDA kernels: bilateral pre-elimination matches the CPU back
                 // Summation order is the only difference: not zero, so this is no tautology.
                 if (path == STEEL_PATH_GENERAL && sweeps == 9)
                     CHECK(test::max_abs_diff(pair.emulated.velocities, pair.cpu.velocities) > 0);
+            }
+}
+
+namespace {
+
+template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// Runs the solve kernels on the uploaded batch's rows in both emulation orders
+// (simt/schedule.hpp) and holds the two to the same bits in every output.
+void check_orders_agree(steel_batch batch, const steel_solve_options& options) {
+    std::visit(
+        [&](auto& host) {
+            const auto in_order = test::emulate_solve(host.rows, options);
+            const auto shuffled = [&] {
+                const simt::ScopedSchedule scoped(simt::Schedule::shuffled);
+                return test::emulate_solve(host.rows, options);
+            }();
+            for (const auto* run : {&in_order, &shuffled})
+                for (const std::string& problem : run->problems)
+                    FAIL_CHECK(problem);
+            CHECK(same_bits(in_order.impulse, shuffled.impulse));
+            CHECK(same_bits(in_order.velocity, shuffled.velocity));
+            CHECK(same_bits(in_order.stats, shuffled.stats));
+            CHECK(same_bits(in_order.world_path, shuffled.world_path));
+            CHECK(same_bits(in_order.history, shuffled.history));
+            CHECK(test::max_abs(widened(in_order.impulse)) > 0);
+        },
+        steel::lookup_batch(batch.id, "test").state);
+}
+
+} // namespace
+
+TEST_CASE("Emulated CUDA kernels give the same bits with blocks, warps and lanes run in opposite "
+          "orders") {
+    // Random worlds (general and dense paths), loops closed by bilateral rows (pre-elimination)
+    // and a scene with cone friction; momentum, cfm and the residual history on.
+    scenes::RowsBuilder rows = random_batch(11, 12);
+    std::mt19937_64 rng(5);
+    for (uint32_t links : {3u, 6u})
+        scenes::add_loop_world(rows, rng, links);
+    scenes::SceneBuilder scene;
+    scene.friction_model = STEEL_FRICTION_MODEL_CONE;
+    for (uint32_t w = 0; w < 5; ++w) {
+        scene.begin_world();
+        scenes::add_box_pile(scene, 3 + w);
+    }
+    scene.begin_world();
+    scenes::add_arm_with_box(scene, 0.8, 2.0);
+    const steel_rows_desc rows_desc = rows.desc();
+    const steel_scene_desc scene_desc = scene.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE, STEEL_PATH_AUTO})
+            for (int32_t preeliminate : {0, 1}) {
+                CAPTURE(precision);
+                CAPTURE(path);
+                CAPTURE(preeliminate);
+                steel_solve_options options = options_with(9, path);
+                options.enable_bilateral_preelimination = preeliminate;
+                options.nesterov_momentum = 1;
+                options.cfm = 1e-9;
+                options.record_residual_history = 1;
+                const steel_batch from_rows =
+                    cuda_test::create(rows.world_count(), STEEL_BACKEND_CPU, precision);
+                REQUIRE_OK(steel_batch_upload_rows(from_rows, &rows_desc));
+                check_orders_agree(from_rows, options);
+                REQUIRE_OK(steel_batch_destroy(from_rows));
+                const steel_batch from_scene =
+                    cuda_test::create(scene_desc.world_count, STEEL_BACKEND_CPU, precision);
+                REQUIRE_OK(steel_batch_upload_scene(from_scene, &scene_desc));
+                check_orders_agree(from_scene, options);
+                REQUIRE_OK(steel_batch_destroy(from_scene));
             }
 }

@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 TEST_CASE("simt: shuffles, votes and thread indices behave as on a GPU") {
     std::atomic<int> wrong{0};
@@ -58,5 +60,58 @@ TEST_CASE("simt: shared memory starts as NaNs, one region per block") {
         values[threadIdx.x] = 1.0;
     });
     CHECK(nan_reads == 64);
+    CHECK(simt::take_problems().empty());
+}
+
+namespace {
+
+// What lane 5 of each warp of each block reads, under `schedule`, from a kernel with three
+// races: lane 5 reads a shared value lane 0 writes with no __syncwarp between; warp 1 reads a
+// shared value warp 0 writes (warps meet nowhere); block 1 reads a global value block 0 writes.
+// With `synchronized` the first race is closed by a __syncwarp and the others are absent.
+std::vector<double> racy_reads(simt::Schedule schedule, bool synchronized) {
+    const simt::ScopedSchedule scoped(schedule);
+    std::vector<double> global(2, -1.0), seen(3 * 2 * 2, 0.0);
+    simt::launch({2, 1, 1}, {64, 1, 1}, 4 * sizeof(double), [&] {
+        double* shared = reinterpret_cast<double*>(simt::shared_memory());
+        const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+        if (lane == 0) shared[warp] = 1.0 + warp;
+        if (synchronized) __syncwarp();
+        const size_t at = 3 * (2 * blockIdx.x + warp);
+        if (lane == 5) {
+            seen[at] = shared[warp];
+            seen[at + 1] = synchronized ? 0.0 : shared[0];
+            seen[at + 2] = synchronized ? 0.0 : global[0];
+        }
+        if (threadIdx.x == 0 && blockIdx.x == 0) global[0] = 7.0;
+        __syncwarp();
+    });
+    return seen;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+} // namespace
+
+TEST_CASE("simt: running a launch in two opposite orders shows races within a warp, between "
+          "warps and between blocks") {
+    const std::vector<double> in_order = racy_reads(simt::Schedule::in_order, false);
+    const std::vector<double> shuffled = racy_reads(simt::Schedule::shuffled, false);
+    CHECK(simt::take_problems().empty());
+    // In order, every write lands before the read that races with it.
+    CHECK(in_order[3 * 0] == 1.0);     // block 0 warp 0: lane 0's shared value
+    CHECK(in_order[3 * 1 + 1] == 1.0); // block 0 warp 1: warp 0's shared value
+    CHECK(in_order[3 * 2 + 2] == 7.0); // block 1 warp 0: block 0's global value
+    // Shuffled, every read comes first: the shared NaNs and the global's old value.
+    CHECK(std::isnan(shuffled[3 * 0]));
+    CHECK(std::isnan(shuffled[3 * 1 + 1]));
+    CHECK(shuffled[3 * 2 + 2] == -1.0);
+    CHECK(!same_bits(in_order, shuffled));
+
+    // With the race closed, both orders agree.
+    CHECK(same_bits(racy_reads(simt::Schedule::in_order, true),
+                    racy_reads(simt::Schedule::shuffled, true)));
     CHECK(simt::take_problems().empty());
 }

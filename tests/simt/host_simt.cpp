@@ -1,9 +1,9 @@
 // The host emulation of a GPU's grid, blocks and warps (host_simt.hpp).
 //
-// A warp's 32 lanes are fibers (ucontext) on the calling thread, not threads: a lane runs until
-// it reaches a warp operation, then hands over to the next lane; once all 32 have arrived, the
-// meeting is complete and each reads what the others handed in. Switching fibers costs well under
-// a microsecond, against tens of microseconds for waking 32 threads on a small machine.
+// A warp's 32 lanes are fibers on the calling thread, not threads: a lane runs until it reaches
+// a warp operation, then hands over to the next lane; once all 32 have arrived, the meeting is
+// complete and each reads what the others handed in. A switch is a few dozen instructions
+// (switch_from_scheduler), against tens of microseconds for waking 32 threads.
 #include "host_simt.hpp"
 
 #include <ucontext.h>
@@ -43,6 +43,7 @@ constexpr size_t kSlotBytes = 16;
 constexpr size_t kLaneStackBytes = 256 * 1024;
 
 std::vector<std::string> problems;
+Schedule current_schedule = Schedule::in_order;
 
 void report(const std::string& problem) {
     if (problems.size() < 20) problems.push_back(problem);
@@ -52,10 +53,14 @@ std::string where(uint32_t block, uint32_t warp) {
     return "block " + std::to_string(block) + " warp " + std::to_string(warp);
 }
 
+// What __builtin_setjmp keeps of a fiber: its frame, resume address and stack pointer.
+using JumpPoint = void* [5];
+
 struct Lane {
-    ucontext_t context;
+    ucontext_t context;     // where the lane starts
+    JumpPoint resume_point; // where it waits at a warp operation
     std::unique_ptr<unsigned char[]> stack;
-    bool finished = false;
+    bool started = false, finished = false;
     int set = 0; // which set of meeting slots this lane writes next
     void* asan_fake_stack = nullptr;
 };
@@ -65,7 +70,7 @@ struct Lane {
 struct Warp {
     uint32_t block = 0, index = 0, lanes = 0;
     Lane lane[32];
-    ucontext_t scheduler;
+    JumpPoint scheduler_point;
     const void* scheduler_stack = nullptr; // for ASan's fiber switches
     size_t scheduler_stack_size = 0;
     alignas(16) unsigned char slot[2][32][kSlotBytes] = {};
@@ -79,15 +84,32 @@ struct Warp {
 Warp* current_warp = nullptr;
 uint32_t current_lane = 0;
 
-// ASan has to be told when the stack changes under it (sanitizer/common_interface_defs.h).
+// Switches between the scheduler and a lane. A lane's first entry goes through its ucontext
+// (makecontext gave it a stack); every switch after that is the compiler's own setjmp/longjmp
+// pair. swapcontext makes two system calls a switch, and under ASan a library longjmp clears
+// the shadow of the stack it leaves: either costs more than the kernels themselves, and the
+// emulation switches millions of times a test run. ASan is told of every change of stack
+// (sanitizer/common_interface_defs.h).
+// Kept out of line: __builtin_longjmp must not be called from the function that set the point.
+// Called through a volatile pointer, so that no compiler sees a call that does not return: ASan
+// calls __asan_handle_no_return before one, and that makes a system call (sigaltstack).
+__attribute__((noinline, no_sanitize_address)) void jump_to_body(JumpPoint& point) {
+    __builtin_longjmp(point, 1);
+}
+void (*volatile jump_to)(JumpPoint&) = jump_to_body;
+
 void switch_from_scheduler(Warp& warp, Lane& lane) {
 #if SIMT_ASAN
     void* fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, lane.stack.get(), kLaneStackBytes);
-    swapcontext(&warp.scheduler, &lane.context);
+#endif
+    if (__builtin_setjmp(warp.scheduler_point) == 0) {
+        if (lane.started) jump_to(lane.resume_point);
+        lane.started = true;
+        setcontext(&lane.context); // onto the lane's fresh stack, into lane_entry
+    }
+#if SIMT_ASAN
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#else
-    swapcontext(&warp.scheduler, &lane.context);
 #endif
 }
 
@@ -95,10 +117,10 @@ void switch_to_scheduler(Warp& warp, Lane& lane) {
 #if SIMT_ASAN
     __sanitizer_start_switch_fiber(lane.finished ? nullptr : &lane.asan_fake_stack,
                                    warp.scheduler_stack, warp.scheduler_stack_size);
-    swapcontext(&lane.context, &warp.scheduler);
+#endif
+    if (__builtin_setjmp(lane.resume_point) == 0) jump_to(warp.scheduler_point);
+#if SIMT_ASAN
     __sanitizer_finish_switch_fiber(lane.asan_fake_stack, nullptr, nullptr);
-#else
-    swapcontext(&lane.context, &warp.scheduler);
 #endif
 }
 
@@ -146,6 +168,8 @@ void check_meeting(const Warp& warp, int set) {
 // its own with nothing else in it.)
 void prepare_lane(Lane& lane, std::unique_ptr<unsigned char[]> stack) {
     lane.stack = std::move(stack);
+    // A lane dropped at its last warp's end left its frames' redzones poisoned.
+    SIMT_UNPOISON(lane.stack.get(), kLaneStackBytes);
     getcontext(&lane.context);
     lane.context.uc_stack.ss_sp = lane.stack.get();
     lane.context.uc_stack.ss_size = kLaneStackBytes;
@@ -153,25 +177,81 @@ void prepare_lane(Lane& lane, std::unique_ptr<unsigned char[]> stack) {
     makecontext(&lane.context, lane_entry, 0);
 }
 
-void run_warp(Warp& warp, std::vector<std::unique_ptr<unsigned char[]>>& stacks) {
-    for (uint32_t l = 0; l < warp.lanes; ++l)
-        prepare_lane(warp.lane[l], std::move(stacks[l]));
-    for (;;) {
-        uint32_t finished = 0;
-        int set = 0;
-        for (uint32_t l = 0; l < warp.lanes; ++l) {
-            if (!warp.lane[l].finished) {
-                set = warp.lane[l].set;
-                resume(warp, l);
-            }
-            finished += warp.lane[l].finished ? 1 : 0;
+// One meeting of `warp`: resumes every lane still in the kernel, in lane order or in reverse,
+// until each reaches its next warp operation or leaves. Returns true once the warp is done.
+bool advance_warp(Warp& warp, bool reversed) {
+    uint32_t finished = 0;
+    int set = 0;
+    for (uint32_t k = 0; k < warp.lanes; ++k) {
+        const uint32_t l = reversed ? warp.lanes - 1 - k : k;
+        if (!warp.lane[l].finished) {
+            set = warp.lane[l].set;
+            resume(warp, l);
         }
-        if (finished == warp.lanes) break;
-        check_meeting(warp, set);
-        if (finished > 0) break; // the rest wait forever on a GPU; here they are dropped
+        finished += warp.lane[l].finished ? 1 : 0;
     }
-    for (uint32_t l = 0; l < warp.lanes; ++l)
-        stacks[l] = std::move(warp.lane[l].stack);
+    if (finished == warp.lanes) return true;
+    check_meeting(warp, set);
+    return finished > 0; // the rest would wait forever on a GPU; here they are dropped
+}
+
+// Fiber stacks, kept between launches: 32 a warp, and a whole block's worth when its warps run
+// together.
+std::vector<std::unique_ptr<unsigned char[]>>& lane_stacks(size_t count) {
+    static std::vector<std::unique_ptr<unsigned char[]>> stacks;
+    while (stacks.size() < count)
+        stacks.emplace_back(new unsigned char[kLaneStackBytes]);
+    return stacks;
+}
+
+// Runs the warps of block `b`. In order: warp after warp, each lane to its next meeting in lane
+// order. Shuffled: the block's warps take turns a meeting at a time, last warp first, and the
+// lanes of each warp run last lane first.
+void run_block(uint32_t b, Dim3 grid, Dim3 block, const std::function<void()>& kernel,
+               Schedule schedule) {
+    const uint32_t warp_count = (block.x + 31) / 32;
+    auto& stacks = lane_stacks(size_t(32) * (schedule == Schedule::shuffled ? warp_count : 1));
+    std::vector<std::unique_ptr<Warp>> warps;
+    for (uint32_t w = 0; w < warp_count; ++w) {
+        auto warp = std::make_unique<Warp>();
+        warp->block = b;
+        warp->index = w;
+        warp->lanes = std::min<uint32_t>(32, block.x - 32 * w);
+        warp->kernel = &kernel;
+        warp->grid = grid;
+        warp->block_dim = block;
+        warps.push_back(std::move(warp));
+    }
+    const bool shuffled = schedule == Schedule::shuffled;
+    auto start = [&](Warp& warp, size_t first_stack) {
+        for (uint32_t l = 0; l < warp.lanes; ++l)
+            prepare_lane(warp.lane[l], std::move(stacks[first_stack + l]));
+    };
+    auto finish = [&](Warp& warp, size_t first_stack) {
+        for (uint32_t l = 0; l < warp.lanes; ++l)
+            stacks[first_stack + l] = std::move(warp.lane[l].stack);
+    };
+    if (!shuffled) {
+        for (auto& warp : warps) {
+            start(*warp, 0);
+            while (!advance_warp(*warp, false)) {
+            }
+            finish(*warp, 0);
+        }
+        return;
+    }
+    for (uint32_t w = 0; w < warp_count; ++w)
+        start(*warps[w], size_t(32) * w);
+    std::vector<bool> done(warp_count, false);
+    for (uint32_t left = warp_count; left > 0;)
+        for (uint32_t k = 0; k < warp_count; ++k) {
+            const uint32_t w = warp_count - 1 - k;
+            if (done[w]) continue;
+            done[w] = advance_warp(*warps[w], true);
+            if (done[w]) --left;
+        }
+    for (uint32_t w = 0; w < warp_count; ++w)
+        finish(*warps[w], size_t(32) * w);
 }
 
 } // namespace
@@ -211,24 +291,13 @@ void launch(Dim3 grid, Dim3 block, size_t shared_bytes, const std::function<void
                "(cudaFuncAttributeMaxDynamicSharedMemorySize)");
         return;
     }
-    std::vector<std::unique_ptr<unsigned char[]>> stacks(32);
-    for (auto& stack : stacks)
-        stack.reset(new unsigned char[kLaneStackBytes]);
     unsigned char* shared = steel::cuda::shared_bytes;
-    for (uint32_t b = 0; b < grid.x; ++b) {
+    for (uint32_t n = 0; n < grid.x; ++n) {
+        const uint32_t b = current_schedule == Schedule::shuffled ? grid.x - 1 - n : n;
         // Shared memory starts as garbage on a GPU: NaNs here, so reading before writing shows.
         std::memset(shared, kSharedGuard, kSharedCapacity);
         SIMT_POISON(shared + shared_bytes, kSharedCapacity - shared_bytes);
-        for (uint32_t first = 0; first < block.x; first += 32) {
-            auto warp = std::make_unique<Warp>();
-            warp->block = b;
-            warp->index = first / 32;
-            warp->lanes = std::min<uint32_t>(32, block.x - first);
-            warp->kernel = &kernel;
-            warp->grid = grid;
-            warp->block_dim = block;
-            run_warp(*warp, stacks);
-        }
+        run_block(b, grid, block, kernel, current_schedule);
         SIMT_UNPOISON(shared + shared_bytes, kSharedCapacity - shared_bytes);
         for (size_t k = shared_bytes; k < kSharedCapacity; ++k)
             if (shared[k] != kSharedGuard) {
@@ -238,6 +307,10 @@ void launch(Dim3 grid, Dim3 block, size_t shared_bytes, const std::function<void
                 break;
             }
     }
+}
+
+void set_schedule(Schedule schedule) {
+    current_schedule = schedule;
 }
 
 std::vector<std::string> take_problems() {

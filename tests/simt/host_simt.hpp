@@ -11,10 +11,14 @@
 // ASan a guard pattern is checked after each block). Problems are collected, not thrown:
 // simt::take_problems() hands them to the test.
 //
-// Warps and blocks run one after another on the calling thread (the kernels never synchronize
-// across warps), so one host buffer is every block's shared memory in turn. Not thread-safe:
-// one launch at a time. Meant for small batches: each warp operation is 32 fiber switches.
+// Blocks run one after another on the calling thread (the kernels never synchronize across
+// blocks), so one host buffer is every block's shared memory in turn. The order of blocks, warps
+// and lanes is a choice (schedule.hpp): tests run a launch in two opposite orders to show races.
+// Not thread-safe: one launch at a time. Meant for small batches: each warp operation is 32
+// fiber switches.
 #pragma once
+
+#include "schedule.hpp"
 
 #include <cmath>
 #include <cstddef>
