@@ -280,17 +280,10 @@ TEST_CASE("GPU propagation solve equals the CPU's bit for bit through trees, ser
     // closure, over a few blocks' worth of warps.
     scenes::SceneBuilder builder;
     builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
-    for (uint32_t copy = 0; copy < 12; ++copy) {
+    scenes::add_articulated_mix(builder, 12);
+    for (uint32_t boxes : {4u, 8u, 12u}) { // tree contacts and packs alternating through colors
         builder.begin_world();
-        scenes::add_arm_with_box(builder, 0.8, 2.0);
-        builder.begin_world();
-        scenes::add_legged_robot(builder);
-        builder.begin_world();
-        scenes::add_box_pile(builder, 4 + copy % 5);
-        builder.begin_world();
-        scenes::add_four_bar(builder);
-        builder.begin_world();
-        scenes::add_chain_on_ground(builder, 4 + copy % 6);
+        scenes::add_boxes_leaning_on_tree(builder, boxes);
     }
     const steel_scene_desc desc = builder.desc();
     for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})

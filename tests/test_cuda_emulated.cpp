@@ -332,41 +332,11 @@ TEST_CASE("Emulated CUDA propagation kernel through trees, serial and colored: t
     // legged robot's drive rows (joint-space terms) and the four-bar's loop closure.
     scenes::SceneBuilder builder;
     builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    scenes::add_articulated_mix(builder, 2);
+    // A missing __syncwarp between a color's tree contacts and the next color's packs would
+    // show in the shuffled order here (docs/cuda.md).
     builder.begin_world();
-    scenes::add_arm_with_box(builder, 0.8, 2.0);
-    builder.begin_world();
-    scenes::add_legged_robot(builder);
-    builder.begin_world();
-    scenes::add_box_pile(builder, 6);
-    builder.begin_world();
-    scenes::add_four_bar(builder);
-    builder.begin_world();
-    scenes::add_chain_on_ground(builder, 6);
-    // Boxes on the ground, each leaning on a floating two-link tree: box k's tree contact, added
-    // first, takes color k, and its ground contacts take the colors around it, solved in packs
-    // on other lanes. A missing __syncwarp between a color's tree contacts and the next color's
-    // packs then shows in the shuffled order.
-    builder.begin_world();
-    const scenes::Vec3 half{0.1, 0.1, 0.1};
-    const int32_t base = builder.add_body(scenes::free_box(2, {0.6, 0.05, 0.05}, {0.6, 0, 0.5}));
-    scenes::BodySpec arm = scenes::free_box(1, {0.3, 0.05, 0.05}, {0, 0, 0});
-    arm.joint = STEEL_JOINT_REVOLUTE;
-    arm.parent = base;
-    arm.parent_frame.position = {0.6, 0, 0};
-    arm.q = {0.0};
-    arm.qd = {0.0};
-    const int32_t tip = builder.add_body(arm);
-    std::vector<scenes::Vec3> centres;
-    for (uint32_t k = 0; k < 8; ++k) {
-        centres.push_back({0.25 * k, 0.2, 0.1});
-        builder.add_body(scenes::free_box(1, half, centres.back()));
-    }
-    for (int32_t k = 0; k < 8; ++k)
-        builder.add_contact(scenes::ContactSpec{
-            tip + 1 + k, k % 2 ? base : tip, {centres[k][0], 0.1, 0.15}, {0, 1, 0}, -0.002});
-    for (int32_t k = 0; k < 8; ++k)
-        scenes::box_plane_contacts(builder, tip + 1 + k, scenes::Frame{centres[k], {1, 0, 0, 0}},
-                                   half, -1, 0.0, 0.6, 0.0);
+    scenes::add_boxes_leaning_on_tree(builder);
     const steel_scene_desc desc = builder.desc();
     const PlanShape shape = colored_plan_shape(desc);
     CHECK(shape.tree_contacts > 0);

@@ -739,17 +739,8 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
     // different sizes, so that the threads' runs of worlds differ in rows.
     SceneBuilder builder;
     builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    scenes::add_articulated_mix(builder, 24);
     for (uint32_t copy = 0; copy < 24; ++copy) {
-        builder.begin_world();
-        scenes::add_arm_with_box(builder, 0.8, 2.0);
-        builder.begin_world();
-        scenes::add_legged_robot(builder);
-        builder.begin_world();
-        scenes::add_box_pile(builder, 2 + copy % 7);
-        builder.begin_world();
-        scenes::add_four_bar(builder);
-        builder.begin_world();
-        scenes::add_chain_on_ground(builder, 3 + copy % 5);
         builder.begin_world();
         builder.add_body(pendulum_link(1.0, 0.2, 0.0));
         BodySpec second = pendulum_link(1.0, 0.5, 0.0);

@@ -1,6 +1,7 @@
 #include "robot_scenes.hpp"
 
 #include <cmath>
+#include <vector>
 
 namespace scenes {
 
@@ -28,7 +29,8 @@ BodySpec revolute(int32_t parent, Vec3 axis, Vec3 at, double length, double mass
 void add_box_stack(SceneBuilder& builder, uint32_t height) {
     for (uint32_t k = 0; k < height; ++k) {
         const int32_t box = builder.add_body(free_box(1.0, kUnitHalf, {0, 0, 0.5 + k}));
-        box_plane_contacts(builder, box, {{0, 0, 0.5 + k}, {1, 0, 0, 0}}, kUnitHalf, k == 0 ? -1 : box - 1, double(k), 0.6);
+        box_plane_contacts(builder, box, {{0, 0, 0.5 + k}, {1, 0, 0, 0}}, kUnitHalf,
+                           k == 0 ? -1 : box - 1, double(k), 0.6);
     }
 }
 
@@ -39,14 +41,16 @@ void add_box_pile(SceneBuilder& builder, uint32_t count) {
         const double x = 1.2 * (c % side), y = 1.2 * (c / side);
         for (uint32_t k = 0; k < 4 && placed < count; ++k, ++placed) {
             const int32_t box = builder.add_body(free_box(1.0, kUnitHalf, {x, y, 0.5 + k}));
-            box_plane_contacts(builder, box, {{x, y, 0.5 + k}, {1, 0, 0, 0}}, kUnitHalf, k == 0 ? -1 : box - 1,
-                               double(k), 0.6);
+            box_plane_contacts(builder, box, {{x, y, 0.5 + k}, {1, 0, 0, 0}}, kUnitHalf,
+                               k == 0 ? -1 : box - 1, double(k), 0.6);
         }
     }
 }
 
-ArmWithBox add_arm_with_box(SceneBuilder& builder, double friction, double squeeze, double box_mass) {
-    const Vec3 axes[7] = {{0, 0, 1}, {0, 1, 0}, {0, 0, 1}, {0, 1, 0}, {0, 0, 1}, {0, 1, 0}, {0, 0, 1}};
+ArmWithBox add_arm_with_box(SceneBuilder& builder, double friction, double squeeze,
+                            double box_mass) {
+    const Vec3 axes[7] = {{0, 0, 1}, {0, 1, 0}, {0, 0, 1}, {0, 1, 0},
+                          {0, 0, 1}, {0, 1, 0}, {0, 0, 1}};
     const double length = 0.3;
     int32_t parent = -1;
     for (int k = 0; k < 7; ++k) {
@@ -83,7 +87,8 @@ ArmWithBox add_arm_with_box(SceneBuilder& builder, double friction, double squee
         finger.external_force = {-side * squeeze, 0, 0, 0, 0, 0};
         (side < 0 ? arm.left_finger : arm.right_finger) = builder.add_body(finger);
     }
-    BodySpec box = free_box(box_mass, {box_half, box_half, box_half}, {0, 0, hand_height + finger_height});
+    BodySpec box =
+        free_box(box_mass, {box_half, box_half, box_half}, {0, 0, hand_height + finger_height});
     arm.box = builder.add_body(box);
     for (int side : {-1, 1})
         for (double dz : {-0.03, 0.03}) {
@@ -174,6 +179,47 @@ void add_chain_on_ground(SceneBuilder& builder, uint32_t links) {
         parent = builder.add_body(link);
         const Frame centre{{length * (k + 0.5), 0, half_width}, {1, 0, 0, 0}};
         box_plane_contacts(builder, parent, centre, half, -1, 0.0, 0.6, 0.0);
+    }
+}
+
+void add_boxes_leaning_on_tree(SceneBuilder& builder, uint32_t boxes) {
+    const Vec3 half{0.1, 0.1, 0.1};
+    const int32_t base = builder.add_body(free_box(2, {0.6, 0.05, 0.05}, {0.6, 0, 0.5}));
+    BodySpec tip_link = free_box(1, {0.3, 0.05, 0.05}, {0, 0, 0});
+    tip_link.joint = STEEL_JOINT_REVOLUTE;
+    tip_link.parent = base;
+    tip_link.parent_frame.position = {0.6, 0, 0};
+    tip_link.q = {0.0};
+    tip_link.qd = {0.0};
+    const int32_t tip = builder.add_body(tip_link);
+    std::vector<Vec3> centres;
+    for (uint32_t k = 0; k < boxes; ++k) {
+        centres.push_back({0.25 * k, 0.2, 0.1});
+        builder.add_body(free_box(1, half, centres.back()));
+    }
+    for (uint32_t k = 0; k < boxes; ++k)
+        builder.add_contact(ContactSpec{int32_t(tip + 1 + k),
+                                        k % 2 ? base : tip,
+                                        {centres[k][0], 0.1, 0.15},
+                                        {0, 1, 0},
+                                        -0.002});
+    for (uint32_t k = 0; k < boxes; ++k)
+        box_plane_contacts(builder, int32_t(tip + 1 + k), Frame{centres[k], {1, 0, 0, 0}}, half, -1,
+                           0.0, 0.6, 0.0);
+}
+
+void add_articulated_mix(SceneBuilder& builder, uint32_t copies) {
+    for (uint32_t copy = 0; copy < copies; ++copy) {
+        builder.begin_world();
+        add_arm_with_box(builder, 0.8, 2.0);
+        builder.begin_world();
+        add_legged_robot(builder);
+        builder.begin_world();
+        add_box_pile(builder, 2 + copy % 7);
+        builder.begin_world();
+        add_four_bar(builder);
+        builder.begin_world();
+        add_chain_on_ground(builder, 3 + copy % 5);
     }
 }
 

@@ -24,7 +24,8 @@ struct ArmWithBox {
 // of 0.3, each held at its pose by a stiff augmented drive), a hand with two prismatic fingers
 // along x, and a box of `box_mass` between them. Each finger is pushed onto the box by an
 // external force `squeeze`; two contacts per finger with friction `friction`.
-ArmWithBox add_arm_with_box(SceneBuilder& builder, double friction, double squeeze, double box_mass = 0.5);
+ArmWithBox add_arm_with_box(SceneBuilder& builder, double friction, double squeeze,
+                            double box_mass = 0.5);
 
 // A torso on a free joint with four straight legs (hip and knee revolute about y, held by
 // drives), each foot touching the ground.
@@ -44,5 +45,18 @@ namespace scenes {
 // alternately about z and y, limited to [-0.5, 0.5] rad (at rest at 0, inside both limits).
 // Four corner contacts per link with the ground (friction 0.6).
 void add_chain_on_ground(SceneBuilder& builder, uint32_t links = 10);
+
+// `boxes` unit-mass boxes (half extent 0.1) on the ground, each leaning on a floating two-link
+// tree (a 1.2 x 0.1 x 0.1 base on a FREE joint, a 0.6 long tip on a revolute joint about z), the
+// even ones on the tip, the odd ones on the base. The box-to-tree contacts come first, so under
+// colored sweeps box k's tree contact takes color k and its four ground contacts the colors
+// around it: tree contacts and packs of free bodies alternate through the colors.
+void add_boxes_leaning_on_tree(SceneBuilder& builder, uint32_t boxes = 8);
+
+// `copies` of each of the articulated scenes in a world of its own, in turn: the arm with a
+// box, the legged robot, a box pile of 2 + copy % 7 boxes, the four-bar and a chain on the
+// ground of 3 + copy % 5 links. Between them they have every row kind a scene makes (with
+// drive_mode = STEEL_DRIVE_MODE_ROWS, drive rows too) and worlds of different sizes.
+void add_articulated_mix(SceneBuilder& builder, uint32_t copies);
 
 } // namespace scenes
