@@ -22,7 +22,6 @@ template <class Real> void PreeliminationWorkspace<Real>::reserve(uint32_t rows,
     grow(bilateral_rows, m);
     grow(kept_index, m);
     grow(schur, m * m);
-    grow(column, n);
 }
 
 template <class Real> PreeliminationSpace<Real> PreeliminationWorkspace<Real>::space() {
@@ -47,7 +46,6 @@ template <class Real> PreeliminationSpace<Real> PreeliminationWorkspace<Real>::s
             bilateral_rows.data(),
             kept_index.data(),
             schur.data(),
-            column.data(),
             solved.data(),
             kept_impulse.data()};
 }

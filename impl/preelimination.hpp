@@ -39,8 +39,8 @@ template <class Real> struct PreeliminationWorkspace {
     std::vector<int32_t> kind, normal_row;
     // Index maps and the elimination.
     std::vector<uint32_t> kept_rows, bilateral_rows, kept_index; // kept_index: world row -> C
-    std::vector<Real> schur, column, solved;                     // S (b x b) factored, n, b
-    std::vector<Real> kept_impulse;                              // the derived world's impulses (c)
+    std::vector<Real> schur, solved; // m x m (preelimination_world.hpp), b
+    std::vector<Real> kept_impulse;  // the derived world's impulses (c)
 
     void reserve(uint32_t rows, uint32_t dofs);
     PreeliminationSpace<Real> space();

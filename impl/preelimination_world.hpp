@@ -28,10 +28,9 @@ template <class Real> struct PreeliminationSpace {
     int32_t *kind, *normal_row; // [m] each
     // Index maps and the elimination.
     uint32_t *kept_rows, *bilateral_rows, *kept_index; // [m] each; kept_index: world row -> C
-    Real* schur;                                       // [m m]: S (b x b), factored
-    Real* column;                                      // [n]
-    Real* solved;                                      // [m]
-    Real* kept_impulse;                                // [m]: the derived world's impulses
+    Real* schur;        // [m m]: S (b x b), factored, then S^-1 (J_B . Y_j) for each kept row
+    Real* solved;       // [m]
+    Real* kept_impulse; // [m]: the derived world's impulses
 };
 
 template <class Real> STEEL_HOST_DEVICE constexpr Real elimination_floor() {
@@ -82,15 +81,44 @@ STEEL_HOST_DEVICE inline Real dense_dot(const Real* a, const Real* b, uint32_t n
     return sum;
 }
 
-// Builds the derived world of C rows in ws and returns a view of it in out. Returns false (and
-// builds nothing usable) if S cannot be factored, which only non-finite data can cause.
+// row_dot(rows, p, a, x) where x is row q's values b scattered into zeros (row_axpy of q with
+// scale 1 into a zero vector), without that vector: the same terms, rounded the same way, in the
+// same order. What lets each S column and each kept row be built on its own (a lane each on the
+// device) with no n-sized scratch.
 template <class Real>
-STEEL_HOST_DEVICE inline bool build_preeliminated_world(const WorldRows<Real>& rows, Real cfm,
-                                                        const PreeliminationSpace<Real>& ws,
-                                                        WorldRows<Real>& out) {
-    const uint32_t m = rows.row_count, n = rows.dof_count;
+STEEL_HOST_DEVICE inline Real row_dot_row(const WorldRows<Real>& rows, uint32_t p, const Real* a,
+                                          uint32_t q, const Real* b) {
+    const Real* value = a + rows.value_offset[p];
+    const Real* q_values = b + rows.value_offset[q];
+    const uint32_t q_offset[2] = {rows.block_offset[2 * q], rows.block_offset[2 * q + 1]};
+    const uint32_t q_length[2] = {rows.block_length[2 * q], rows.block_length[2 * q + 1]};
+    Real sum = 0;
+    for (int block = 0; block < 2; ++block) {
+        const uint32_t offset = rows.block_offset[2 * p + block];
+        const uint32_t length = rows.block_length[2 * p + block];
+        for (uint32_t k = 0; k < length; ++k) {
+            const uint32_t dof = offset + k;
+            Real x = 0;
+            if (dof - q_offset[0] < q_length[0]) x += Real(1) * q_values[dof - q_offset[0]];
+            if (dof - q_offset[1] < q_length[1])
+                x += Real(1) * q_values[q_length[0] + dof - q_offset[1]];
+            sum += value[k] * x;
+        }
+        value += length;
+    }
+    return sum;
+}
+
+// The build of the derived world, in steps that the device spreads over a warp
+// (preelimination_kernel.cuh) and the CPU runs in order (build_preeliminated_world). Every value
+// is computed by one call from its inputs alone, so both give the same bits.
+
+// Step 1: the index maps. Returns b, the number of bilateral rows (c = m - b are kept).
+template <class Real>
+STEEL_HOST_DEVICE inline uint32_t index_preeliminated_rows(const WorldRows<Real>& rows,
+                                                           const PreeliminationSpace<Real>& ws) {
     uint32_t b = 0, c = 0;
-    for (uint32_t i = 0; i < m; ++i) {
+    for (uint32_t i = 0; i < rows.row_count; ++i) {
         if (rows.kind[i] == STEEL_ROW_BILATERAL) {
             ws.bilateral_rows[b++] = i;
         } else {
@@ -98,74 +126,95 @@ STEEL_HOST_DEVICE inline bool build_preeliminated_world(const WorldRows<Real>& r
             ws.kept_rows[c++] = i;
         }
     }
-    Real* column = ws.column;
-    Real* s = ws.schur;
-    for (uint32_t k = 0; k < n; ++k)
-        column[k] = Real(0);
+    return b;
+}
 
-    // S = A_BB + r I, factored.
-    Real largest_diagonal = 0;
-    for (uint32_t q = 0; q < b; ++q) {
-        row_axpy(rows, ws.bilateral_rows[q], rows.response, Real(1), column);
-        for (uint32_t p = 0; p < b; ++p)
-            s[size_t(p) * b + q] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, column);
-        row_axpy(rows, ws.bilateral_rows[q], rows.response, Real(-1), column);
-        const Real diagonal = s[size_t(q) * b + q];
-        largest_diagonal = largest_diagonal < diagonal ? diagonal : largest_diagonal;
-    }
+// Step 2, for each q < b: column q of S = A_BB = J_B Y_B^T. Returns its diagonal entry.
+template <class Real>
+STEEL_HOST_DEVICE inline Real build_schur_column(const WorldRows<Real>& rows,
+                                                 const PreeliminationSpace<Real>& ws, uint32_t b,
+                                                 uint32_t q) {
+    const uint32_t row_q = ws.bilateral_rows[q];
+    for (uint32_t p = 0; p < b; ++p)
+        ws.schur[size_t(p) * b + q] =
+            row_dot_row(rows, ws.bilateral_rows[p], rows.jacobian, row_q, rows.response);
+    return ws.schur[size_t(q) * b + q];
+}
+
+// The largest of the diagonal entries seen so far (NaNs never win), from 0.
+template <class Real> STEEL_HOST_DEVICE inline Real larger_diagonal(Real largest, Real diagonal) {
+    return largest < diagonal ? diagonal : largest;
+}
+
+// Step 3: S += r I with r = max(cfm, floor * largest diagonal), factored; then the eliminated
+// v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B), with S^-1 (J_B v-hat + b_B) left in ws.solved.
+// Returns false if S cannot be factored, which only non-finite data can cause.
+template <class Real>
+STEEL_HOST_DEVICE inline bool factor_schur(const WorldRows<Real>& rows,
+                                           const PreeliminationSpace<Real>& ws, uint32_t b,
+                                           Real cfm, Real largest_diagonal) {
     const Real floor = elimination_floor<Real>() * largest_diagonal;
     const Real r = cfm < floor ? floor : cfm;
     for (uint32_t q = 0; q < b; ++q)
-        s[size_t(q) * b + q] += r;
-    if (!cholesky_factor_in_place(s, b)) return false;
+        ws.schur[size_t(q) * b + q] += r;
+    if (!cholesky_factor_in_place(ws.schur, b)) return false;
 
-    // v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B).
     Real* z = ws.solved;
     for (uint32_t p = 0; p < b; ++p)
         z[p] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, rows.unconstrained_velocity) +
                rows.bias[ws.bilateral_rows[p]];
-    cholesky_solve_in_place(s, b, z);
+    cholesky_solve_in_place(ws.schur, b, z);
     Real* v_hat = ws.unconstrained_velocity;
-    for (uint32_t k = 0; k < n; ++k)
+    for (uint32_t k = 0; k < rows.dof_count; ++k)
         v_hat[k] = rows.unconstrained_velocity[k];
     for (uint32_t p = 0; p < b; ++p)
         row_axpy(rows, ws.bilateral_rows[p], rows.response, -z[p], v_hat);
+    return true;
+}
 
-    // Each kept row: dense J, projected Y' = Y_j - Y_B S^-1 (J_B . Y_j), and its scalars.
-    for (uint32_t k = 0; k < c; ++k) {
-        const uint32_t j = ws.kept_rows[k];
-        Real* jacobian = ws.jacobian + size_t(k) * n;
-        Real* response = ws.response + size_t(k) * n;
-        for (uint32_t d = 0; d < n; ++d)
-            jacobian[d] = Real(0);
-        row_axpy(rows, j, rows.jacobian, Real(1), jacobian);
-        row_axpy(rows, j, rows.response, Real(1), column);
-        for (uint32_t p = 0; p < b; ++p)
-            z[p] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, column);
-        cholesky_solve_in_place(s, b, z);
-        for (uint32_t d = 0; d < n; ++d)
-            response[d] = column[d];
-        for (uint32_t p = 0; p < b; ++p)
-            row_axpy(rows, ws.bilateral_rows[p], rows.response, -z[p], response);
-        row_axpy(rows, j, rows.response, Real(-1), column);
+// Step 4, for each kept row k < c: its dense J, its projected Y' = Y_j - Y_B S^-1 (J_B . Y_j)
+// and its scalars. S^-1 (J_B . Y_j) goes to b values of the room after S in ws.schur (m^2 - b^2
+// >= c b), one stretch per kept row.
+template <class Real>
+STEEL_HOST_DEVICE inline void build_kept_row(const WorldRows<Real>& rows,
+                                             const PreeliminationSpace<Real>& ws, uint32_t b,
+                                             uint32_t k) {
+    const uint32_t n = rows.dof_count, j = ws.kept_rows[k];
+    Real* jacobian = ws.jacobian + size_t(k) * n;
+    Real* response = ws.response + size_t(k) * n;
+    for (uint32_t d = 0; d < n; ++d)
+        jacobian[d] = response[d] = Real(0);
+    row_axpy(rows, j, rows.jacobian, Real(1), jacobian);
+    row_axpy(rows, j, rows.response, Real(1), response);
+    Real* z = ws.schur + size_t(b) * b + size_t(k) * b;
+    for (uint32_t p = 0; p < b; ++p)
+        z[p] = row_dot_row(rows, ws.bilateral_rows[p], rows.jacobian, j, rows.response);
+    cholesky_solve_in_place(ws.schur, b, z);
+    for (uint32_t p = 0; p < b; ++p)
+        row_axpy(rows, ws.bilateral_rows[p], rows.response, -z[p], response);
 
-        ws.block_offset[2 * k] = 0;
-        ws.block_offset[2 * k + 1] = 0;
-        ws.block_length[2 * k] = n;
-        ws.block_length[2 * k + 1] = 0;
-        ws.value_offset[k] = uint64_t(k) * n;
-        ws.bias[k] = rows.bias[j];
-        ws.kind[k] = rows.kind[j];
-        ws.lower[k] = rows.lower[j];
-        ws.upper[k] = rows.upper[j];
-        ws.friction[k] = rows.friction[j];
-        ws.regularization[k] = rows.regularization[j];
-        ws.initial_impulse[k] = rows.initial_impulse[j];
-        // Normal rows are never bilateral, so they are kept.
-        ws.normal_row[k] =
-            rows.normal_row[j] >= 0 ? int32_t(ws.kept_index[rows.normal_row[j]]) : -1;
-        ws.jy[k] = dense_dot(jacobian, response, n);
-    }
+    ws.block_offset[2 * k] = 0;
+    ws.block_offset[2 * k + 1] = 0;
+    ws.block_length[2 * k] = n;
+    ws.block_length[2 * k + 1] = 0;
+    ws.value_offset[k] = uint64_t(k) * n;
+    ws.bias[k] = rows.bias[j];
+    ws.kind[k] = rows.kind[j];
+    ws.lower[k] = rows.lower[j];
+    ws.upper[k] = rows.upper[j];
+    ws.friction[k] = rows.friction[j];
+    ws.regularization[k] = rows.regularization[j];
+    ws.initial_impulse[k] = rows.initial_impulse[j];
+    // Normal rows are never bilateral, so they are kept.
+    ws.normal_row[k] = rows.normal_row[j] >= 0 ? int32_t(ws.kept_index[rows.normal_row[j]]) : -1;
+    ws.jy[k] = dense_dot(jacobian, response, n);
+}
+
+// Step 5, once every kept row is built: the end of the value offsets and the cone pairs' cross
+// terms.
+template <class Real>
+STEEL_HOST_DEVICE inline void finish_kept_rows(const PreeliminationSpace<Real>& ws, uint32_t c,
+                                               uint32_t n) {
     ws.value_offset[c] = uint64_t(c) * n;
     for (uint32_t k = 0; k < c; ++k) {
         ws.cross_01[k] = ws.cross_10[k] = 0;
@@ -179,7 +228,23 @@ STEEL_HOST_DEVICE inline bool build_preeliminated_world(const WorldRows<Real>& r
             ++k;
         }
     }
-    out = derived_world_rows(ws, c, n);
+}
+
+// Builds the derived world of C rows in ws and returns a view of it in out. Returns false (and
+// builds nothing usable) if S cannot be factored, which only non-finite data can cause.
+template <class Real>
+STEEL_HOST_DEVICE inline bool build_preeliminated_world(const WorldRows<Real>& rows, Real cfm,
+                                                        const PreeliminationSpace<Real>& ws,
+                                                        WorldRows<Real>& out) {
+    const uint32_t b = index_preeliminated_rows(rows, ws), c = rows.row_count - b;
+    Real largest_diagonal = 0;
+    for (uint32_t q = 0; q < b; ++q)
+        largest_diagonal = larger_diagonal(largest_diagonal, build_schur_column(rows, ws, b, q));
+    if (!factor_schur(rows, ws, b, cfm, largest_diagonal)) return false;
+    for (uint32_t k = 0; k < c; ++k)
+        build_kept_row(rows, ws, b, k);
+    finish_kept_rows(ws, c, rows.dof_count);
+    out = derived_world_rows(ws, c, rows.dof_count);
     return true;
 }
 

@@ -34,7 +34,6 @@ world_space(const PreeliminationBuffers<Real>& buffers, const RowsView<Real>& se
     s.jacobian += values;
     s.response += values;
     s.unconstrained_velocity += d;
-    s.column += d;
     s.bias += r;
     s.lower += r;
     s.upper += r;
@@ -80,7 +79,7 @@ template <class Real> PreeliminationLayout preelimination_layout(const RowSet<Re
 template <class Real, template <class> class Array> struct PreeliminationArrays {
     Array<uint32_t> block_offset, block_length, kept_rows, bilateral_rows, kept_index;
     Array<uint64_t> value_offset;
-    Array<Real> jacobian, response, unconstrained_velocity, column, bias, lower, upper, friction,
+    Array<Real> jacobian, response, unconstrained_velocity, bias, lower, upper, friction,
         regularization, initial_impulse, jy, cross_01, cross_10, solved, kept_impulse, schur;
     Array<int32_t> kind, normal_row;
 
@@ -95,7 +94,6 @@ template <class Real, template <class> class Array> struct PreeliminationArrays 
         jacobian.resize(layout.world_value_base.back());
         response.resize(layout.world_value_base.back());
         unconstrained_velocity.resize(dofs);
-        column.resize(dofs);
         for (Array<Real>* a : {&bias, &lower, &upper, &friction, &regularization, &initial_impulse,
                                &jy, &cross_01, &cross_10, &solved, &kept_impulse})
             a->resize(rows);
@@ -128,7 +126,6 @@ template <class Real, template <class> class Array> struct PreeliminationArrays 
                  at(bilateral_rows),
                  at(kept_index),
                  at(schur),
-                 at(column),
                  at(solved),
                  at(kept_impulse)},
                 world_value_base,

@@ -1,11 +1,11 @@
 // Bilateral pre-elimination (SPEC 5, preelimination_world.hpp) on the device: one warp per world
 // that has bilateral rows, launched after the general and dense kernels, which pass such worlds
-// by (classify_kernel.cuh marks them). Lane 0 builds the derived world with the CPU's code into
-// the world's space in global memory (the Cholesky factorization of S and the projections are a
-// chain of small dependent steps); the warp then solves it on the path the CPU's rule gives it,
-// with the same device functions as the uploaded worlds (dense A in shared memory, or the
-// general sweep with v in global memory); lane 0 recovers the bilateral impulses and v with the
-// CPU's code.
+// by (classify_kernel.cuh marks them). The warp builds the derived world with the CPU's code into
+// the world's space in global memory: the lanes share S's columns and the kept rows, lane 0 does
+// the index maps, the Cholesky factorization of S and the cone cross terms (chains of small
+// dependent steps). The warp then solves it on the path the CPU's rule gives it, with the same
+// device functions as the uploaded worlds (dense A in shared memory, or the general sweep with v
+// in global memory); lane 0 recovers the bilateral impulses and v with the CPU's code.
 #pragma once
 
 #include "../preelimination_world.hpp"
@@ -15,6 +15,36 @@
 #include "preelimination_buffers.hpp"
 
 namespace steel::cuda {
+
+// build_preeliminated_world spread over a warp. Each value is computed by one lane with the
+// CPU's code from its inputs alone, so the derived world has the CPU's bits; the largest
+// diagonal of S is the same whatever the order (NaNs never win). Returns the same on every lane.
+template <class Real>
+__device__ inline bool warp_build_preeliminated_world(const WorldRows<Real>& rows, Real cfm,
+                                                      const PreeliminationSpace<Real>& space,
+                                                      uint32_t lane) {
+    uint32_t b = 0;
+    if (lane == 0) b = index_preeliminated_rows(rows, space);
+    __syncwarp(); // lane 0 wrote the index maps
+    b = __shfl_sync(kFullMask, b, 0);
+    Real largest_diagonal = 0;
+    for (uint32_t q = lane; q < b; q += kWarpSize)
+        largest_diagonal = larger_diagonal(largest_diagonal, build_schur_column(rows, space, b, q));
+    for (int offset = 16; offset > 0; offset >>= 1)
+        largest_diagonal =
+            larger_diagonal(largest_diagonal, __shfl_xor_sync(kFullMask, largest_diagonal, offset));
+    int factored = 0;
+    if (lane == 0) factored = factor_schur(rows, space, b, cfm, largest_diagonal) ? 1 : 0;
+    __syncwarp(); // lane 0 factored S and wrote v-hat'
+    if (!__shfl_sync(kFullMask, factored, 0)) return false;
+    const uint32_t c = rows.row_count - b;
+    for (uint32_t k = lane; k < c; k += kWarpSize)
+        build_kept_row(rows, space, b, k);
+    __syncwarp(); // every kept row is written
+    if (lane == 0) finish_kept_rows(space, c, rows.dof_count);
+    __syncwarp();
+    return true;
+}
 
 template <class Real>
 __global__ void preelimination_kernel(RowsView<Real> set, PreeliminationBuffers<Real> buffers,
@@ -31,16 +61,8 @@ __global__ void preelimination_kernel(RowsView<Real> set, PreeliminationBuffers<
     Real* velocity = solve.velocity + dof0;
     const PreeliminationSpace<Real> space = world_space(buffers, set, world);
 
-    int built = 0;
-    if (lane == 0) {
-        WorldRows<Real> unused;
-        built = build_preeliminated_world(rows, solve.params.cfm, space, unused) ? 1 : 0;
-    }
-    __syncwarp(); // lane 0 wrote the derived world
-    built = __shfl_sync(kFullMask, built, 0);
-
     WorldOutcome outcome;
-    if (built) {
+    if (warp_build_preeliminated_world(rows, solve.params.cfm, space, lane)) {
         const WorldRows<Real> kept = derived_world_rows(space, c, n);
         int32_t path = classify_world(solve.requested_path, c, uint64_t(c) * n);
         if (path == STEEL_PATH_DENSE && c > solve.dense_max_rows) path = STEEL_PATH_GENERAL;

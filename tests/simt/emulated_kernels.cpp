@@ -62,6 +62,21 @@ template <class Real> struct HostOutputs {
     }
 };
 
+// The build alone, for emulate_preelimination_build: a world's warp leaves at once (uniformly)
+// if the world has no bilateral row.
+template <class Real>
+__global__ void preelimination_build_kernel(RowsView<Real> set, PreeliminationBuffers<Real> buffers,
+                                            Real cfm, int32_t* built) {
+    const uint32_t lane = threadIdx.x % kWarpSize;
+    const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+    if (world >= set.world_count) return;
+    const WorldRows<Real> rows = device_world_rows(set, world);
+    if (bilateral_row_count(rows) == 0) return;
+    const bool ok =
+        warp_build_preeliminated_world(rows, cfm, world_space(buffers, set, world), lane);
+    if (lane == 0) built[world] = ok ? 1 : 0;
+}
+
 } // namespace
 
 template <class Real>
@@ -104,6 +119,28 @@ EmulatedSolve<Real> emulate_propagation_solve(RowSet<Real> rows,
     return std::move(host.result);
 }
 
+template <class Real>
+std::vector<std::string> emulate_preelimination_build(
+    RowSet<Real> rows, Real cfm,
+    const std::function<void(uint32_t, bool, const PreeliminationSpace<Real>&)>& check) {
+    (void)simt::take_problems();
+    const PreeliminationLayout layout = preelimination_layout(rows);
+    PreeliminationArrays<Real, GarbageArray> spaces;
+    spaces.resize(layout);
+    const PreeliminationBuffers<Real> buffers =
+        spaces.view(layout.world_value_base.data(), layout.world_schur_base.data());
+    std::vector<int32_t> built(rows.world_count, -1);
+    const RowsView<Real> view = rows_view_of<Real>(rows, rows.world_count);
+    if (rows.world_count > 0)
+        HostLaunch{}(preelimination_build_kernel<Real>,
+                     blocks_for(rows.world_count, kWarpsPerBlock), kWarpsPerBlock * kWarpSize,
+                     size_t(0), view, buffers, cfm, built.data());
+    std::vector<std::string> problems = simt::take_problems();
+    for (uint32_t w = 0; w < rows.world_count; ++w)
+        if (built[w] >= 0) check(w, built[w] == 1, world_space(buffers, view, w));
+    return problems;
+}
+
 template <class Real> std::vector<std::string> emulate_values_kernels(RowSet<Real>& rows) {
     (void)simt::take_problems();
     const RowsView<Real> view = rows_view_of<Real>(rows, rows.world_count);
@@ -121,6 +158,12 @@ template EmulatedSolve<double> emulate_propagation_solve(RowSet<double>,
                                                          const propagation::PropagationSet<double>&,
                                                          const colored::ColoredPlan<double>*,
                                                          const steel_solve_options&);
+template std::vector<std::string> emulate_preelimination_build(
+    RowSet<float>, float,
+    const std::function<void(uint32_t, bool, const PreeliminationSpace<float>&)>&);
+template std::vector<std::string> emulate_preelimination_build(
+    RowSet<double>, double,
+    const std::function<void(uint32_t, bool, const PreeliminationSpace<double>&)>&);
 template std::vector<std::string> emulate_values_kernels(steel::RowSet<float>&);
 template std::vector<std::string> emulate_values_kernels(steel::RowSet<double>&);
 

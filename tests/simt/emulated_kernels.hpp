@@ -4,12 +4,14 @@
 #pragma once
 
 #include "colored/colored_plan.hpp"
+#include "preelimination_world.hpp"
 #include "propagation/propagation_set.hpp"
 #include "row_set.hpp"
 
 #include <steel/steel.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,5 +46,14 @@ EmulatedSolve<Real> emulate_propagation_solve(steel::RowSet<Real> rows,
 // pairs' cross terms, rewritten in `rows` by row_jy_kernel and cone_cross_kernel. Returns what
 // the emulation caught.
 template <class Real> std::vector<std::string> emulate_values_kernels(steel::RowSet<Real>& rows);
+
+// Pre-elimination's build of the derived world as the device runs it
+// (warp_build_preeliminated_world in preelimination_kernel.cuh, one warp per world with bilateral
+// rows, into room laid out as device_batch.cu lays it out, uninitialized), then `check(world,
+// built, space)` for each such world. Returns what the emulation caught.
+template <class Real>
+std::vector<std::string> emulate_preelimination_build(
+    steel::RowSet<Real> rows, Real cfm,
+    const std::function<void(uint32_t, bool, const steel::PreeliminationSpace<Real>&)>& check);
 
 } // namespace test
