@@ -9,6 +9,7 @@
 #include "propagation/tree_walk.hpp"
 #include "row_set.hpp"
 #include "scene/scene_record.hpp"
+#include "scene/scene_rows.hpp"
 #include "thread_pool.hpp"
 
 #include <steel/steel.h>
@@ -47,8 +48,13 @@ struct Batch {
     steel_solve_options options;
     std::variant<BatchState<float>, BatchState<double>> state;
     std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
+    // The last scene upload's rows in float64, before the batch's precision: kept only for their
+    // memory, which the next scene upload builds into (scene_rows.hpp). Never read otherwise: a
+    // failed upload leaves them half built.
+    scene::BuiltRows scene_rows;
     ThreadPool pool;
-    std::string capture_path;    // non-empty: every solve appends a snapshot (impl/snapshot/capture.hpp)
+    // Non-empty: every solve appends a snapshot (impl/snapshot/capture.hpp).
+    std::string capture_path;
     cuda::DeviceBatchPtr device; // STEEL_BACKEND_CUDA only: the device mirror (impl/cuda/)
 };
 

@@ -67,11 +67,41 @@ struct Built {
     std::vector<double> factor; // Cholesky factor of H~
 };
 
+// A side's J values: inline for articulations of up to kInline DOFs, on the heap beyond. Sides
+// are made, copied and dropped several times per row; with a heap vector each, allocation was
+// most of a small world's build time.
+class SideValues {
+  public:
+    void assign(size_t count, double value) {
+        size_ = count;
+        if (count > kInline) {
+            heap_.assign(count, value);
+        } else {
+            heap_.clear();
+            std::fill(inline_, inline_ + count, value);
+        }
+    }
+    double* data() { return size_ > kInline ? heap_.data() : inline_; }
+    const double* data() const { return size_ > kInline ? heap_.data() : inline_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    double& operator[](size_t k) { return data()[k]; }
+    double operator[](size_t k) const { return data()[k]; }
+    const double* begin() const { return data(); }
+    const double* end() const { return data() + size_; }
+
+  private:
+    static constexpr size_t kInline = 24;
+    double inline_[kInline];
+    std::vector<double> heap_;
+    size_t size_ = 0;
+};
+
 // One side of a row: dense J over one articulation's DOFs, and, for a row acting at a body
 // (contact, connect), the body and the spatial force whose J_body^T image the jacobian is.
 struct Side {
     int32_t articulation = -1;
-    std::vector<double> jacobian;
+    SideValues jacobian;
     int32_t body = -1; // articulation-local; -1: a joint-space row
     Spatial force;
 };
@@ -103,7 +133,8 @@ class WorldBuilder {
     // joint can move, like the out-of-plane axis of a planar loop's connect constraint).
     int32_t add_row(Side a, Side b, double bias, int32_t kind, double lower, double upper,
                     int32_t normal_row, double friction, double regularization = 0.0) {
-        std::vector<PropagationTerm> terms;
+        std::vector<PropagationTerm>& terms = terms_scratch_;
+        terms.clear();
         for (const Side* s : {&a, &b})
             append_terms(*s, terms);
         if (a.articulation >= 0 &&
@@ -128,7 +159,8 @@ class WorldBuilder {
                                               : 0);
             out_.block_length.push_back(n);
             if (n == 0) continue;
-            std::vector<double> response = s->jacobian;
+            std::vector<double>& response = response_scratch_;
+            response.assign(s->jacobian.begin(), s->jacobian.end());
             cholesky_solve(articulations_[s->articulation].factor, n, response.data());
             out_.jacobian.insert(out_.jacobian.end(), s->jacobian.begin(), s->jacobian.end());
             out_.response.insert(out_.response.end(), response.begin(), response.end());
@@ -203,6 +235,8 @@ class WorldBuilder {
     }
 
     BuiltRows& out_;
+    std::vector<PropagationTerm> terms_scratch_; // add_row's, kept for their memory
+    std::vector<double> response_scratch_;
     std::vector<Built>& articulations_;
     const std::vector<int32_t>& body_articulation_;
     WorldRecord& world_;
@@ -296,8 +330,26 @@ steel_rows_desc BuiltRows::desc() const {
     return desc;
 }
 
+void BuiltRows::clear() {
+    for (std::vector<uint32_t>* array : {&dof_counts, &row_counts, &block_offset, &block_length})
+        array->clear();
+    for (std::vector<double>* array : {&unconstrained_velocity, &jacobian, &response, &bias, &lower,
+                                       &upper, &friction, &regularization, &initial_impulse})
+        array->clear();
+    kind.clear();
+    normal_row.clear();
+}
+
 BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count,
                            SceneRecord& record) {
+    BuiltRows out;
+    build_scene_rows_into(d, batch_world_count, record, out);
+    return out;
+}
+
+void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count,
+                           SceneRecord& record, BuiltRows& out) {
+    out.clear();
     if (d.world_count != batch_world_count)
         bad(format("world_count is %u but the batch has %u worlds", d.world_count,
                    batch_world_count));
@@ -417,7 +469,6 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         record.joint_position.assign(d.joint_position,
                                      d.joint_position + record.world_position_offset[worlds]);
 
-    BuiltRows out;
     reserve_rows(d, record, connect_offset, mimic_offset, drive_rows, out);
     for (uint32_t w = 0; w < worlds; ++w) {
         WorldRecord& world = record.worlds[w];
@@ -897,7 +948,6 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
         for (Built& built : articulations)
             world.articulations.push_back(std::move(built.record));
     }
-    return out;
 }
 
 } // namespace steel::scene

@@ -18,13 +18,21 @@ struct BuiltRows {
     std::vector<uint32_t> dof_counts, row_counts;
     std::vector<double> unconstrained_velocity;
     std::vector<uint32_t> block_offset, block_length;
-    std::vector<double> jacobian, response, bias, lower, upper, friction, regularization, initial_impulse;
+    std::vector<double> jacobian, response, bias, lower, upper, friction, regularization,
+        initial_impulse;
     std::vector<int32_t> kind, normal_row;
 
     steel_rows_desc desc() const;
+    void clear(); // empties every array, keeping its memory
 };
 
 // Throws steel::Error (INVALID_ARGUMENT) naming the world, item and field of the first problem.
-BuiltRows build_scene_rows(const steel_scene_desc& scene, uint32_t batch_world_count, SceneRecord& record);
+BuiltRows build_scene_rows(const steel_scene_desc& scene, uint32_t batch_world_count,
+                           SceneRecord& record);
+
+// The same into `out`, emptied first but keeping its memory: a batch uploaded every step builds
+// into the arrays of its previous upload instead of faulting in fresh pages each time.
+void build_scene_rows_into(const steel_scene_desc& scene, uint32_t batch_world_count,
+                           SceneRecord& record, BuiltRows& out);
 
 } // namespace steel::scene
