@@ -5,7 +5,8 @@
 // the index maps, the Cholesky factorization of S and the cone cross terms (chains of small
 // dependent steps). The warp then solves it on the path the CPU's rule gives it, with the same
 // device functions as the uploaded worlds (dense A in shared memory, or the general sweep with v
-// in global memory); lane 0 recovers the bilateral impulses and v with the CPU's code.
+// in shared memory when it fits the room A would take, in global memory otherwise); lane 0
+// recovers the bilateral impulses and v with the CPU's code.
 #pragma once
 
 #include "../preelimination_world.hpp"
@@ -69,11 +70,15 @@ __global__ void preelimination_kernel(RowsView<Real> set, PreeliminationBuffers<
         MomentumState<Real> state =
             world_momentum(solve, row0, dof0, c, path == STEEL_PATH_GENERAL);
         Real* shared = reinterpret_cast<Real*>(shared_bytes) + size_t(warp) * solve.shared_per_warp;
+        // On the general path the warp's shared room (sized for the dense path's A) is free: v
+        // goes there when it fits, since the sweeps read and write it at every row.
+        Real* sweep_velocity =
+            path == STEEL_PATH_GENERAL && n <= solve.shared_per_warp ? shared : velocity;
         outcome = path == STEEL_PATH_DENSE
                       ? warp_dense_solve(kept, solve, world, state, shared, space.kept_impulse,
                                          velocity, lane)
-                      : warp_general_solve(kept, solve, world, state, space.kept_impulse, velocity,
-                                           velocity, lane);
+                      : warp_general_solve(kept, solve, world, state, space.kept_impulse,
+                                           sweep_velocity, velocity, lane);
         if (lane == 0) recover_bilateral_impulses(rows, space, impulse, velocity);
         __syncwarp();
     } else {
