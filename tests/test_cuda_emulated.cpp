@@ -328,6 +328,18 @@ TEST_CASE("Emulated CUDA propagation kernel, colored, free bodies: the CPU's col
             check_propagation_bits(desc, STEEL_SOLVE_COLORED, precision, tolerance);
 }
 
+TEST_CASE("Emulated CUDA propagation kernel: v in global memory when a world's DOFs overflow "
+          "shared memory") {
+    // 260 boxes: 1,560 DOFs, more than the 1,536 float64 values a warp gets of 48 KB.
+    scenes::SceneBuilder builder;
+    builder.begin_world();
+    scenes::add_box_pile(builder, 260);
+    builder.begin_world();
+    scenes::add_box_stack(builder, 3);
+    const steel_scene_desc desc = builder.desc();
+    check_propagation_bits(desc, STEEL_SOLVE_COLORED, STEEL_PRECISION_FLOAT64, 0.0);
+}
+
 TEST_CASE("Emulated CUDA propagation kernel through trees, serial and colored: the CPU's solve "
           "bit for bit") {
     // Tree walks, contacts between trees and free bodies, packs, and a serial group with the

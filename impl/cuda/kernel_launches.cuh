@@ -108,8 +108,13 @@ uint32_t launch_propagation_kernels(const RowsView<Real>& view,
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
     launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
            solve);
+    // v in shared memory when every warp's fits the default 48 KB, as in the general sweep.
+    const size_t velocity_bytes = size_t(kWarpsPerBlock) * shape.max_dofs * sizeof(Real);
+    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
+    solve.shared_per_warp = solve.velocity_in_shared ? shape.max_dofs : 0;
     launch(propagation_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
-           kWarpsPerBlock * kWarpSize, size_t(0), view, trees, scratch, plan, solve);
+           kWarpsPerBlock * kWarpSize, solve.velocity_in_shared ? velocity_bytes : size_t(0), view,
+           trees, scratch, plan, solve);
     return solve.history_stride;
 }
 

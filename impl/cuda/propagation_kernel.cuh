@@ -81,6 +81,7 @@ template <class Real>
 __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationView<Real> trees,
                                    WalkScratchView<Real> scratch, ColoredView<Real> plan,
                                    DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
     const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const uint32_t w = blockIdx.x * (blockDim.x / kWarpSize) + warp;
     if (w >= set.world_count) return;
@@ -89,7 +90,12 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
     const uint32_t body0 = trees.world_body_offset[w];
     const uint32_t bodies = trees.world_body_offset[w + 1] - body0;
     Real* impulse = solve.impulse + row0;
-    Real* velocity = solve.velocity + dof0;
+    Real* result_velocity = solve.velocity + dof0;
+    // The walks, the rows and the packs read and write v all the time: in shared memory when
+    // the launch gave it room, copied out at the end.
+    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
+                                                    size_t(warp) * solve.shared_per_warp
+                                              : result_velocity;
     propagation::PropagationWorld<Real> world{
         device_world_rows(set, w),
         row0,
@@ -122,6 +128,11 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
         });
     outcome.path = STEEL_PATH_GENERAL;
     warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
+    if (velocity != result_velocity) {
+        for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
+            result_velocity[k] = velocity[k];
+        __syncwarp();
+    }
     if (lane == 0) write_world_stats(solve.stats[w], outcome);
 }
 
