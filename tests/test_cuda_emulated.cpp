@@ -192,31 +192,35 @@ TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cr
     scene.begin_world();
     scenes::add_arm_with_box(scene, 0.8, 2.0);
     const steel_scene_desc desc = scene.desc();
-    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const steel_batch batch = cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, precision);
-        REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
-        std::visit(
-            [&](auto& host) {
-                auto rows = host.rows;
-                using Real = typename decltype(rows.jy)::value_type;
-                const Real poison = std::numeric_limits<Real>::quiet_NaN();
-                std::fill(rows.jy.begin(), rows.jy.end(), poison);
-                std::fill(rows.cone_cross_01.begin(), rows.cone_cross_01.end(), Real(0));
-                std::fill(rows.cone_cross_10.begin(), rows.cone_cross_10.end(), Real(0));
-                for (const std::string& problem : test::emulate_values_kernels(rows))
-                    FAIL_CHECK(problem);
-                const auto same = [](const auto& a, const auto& b) {
-                    return a.size() == b.size() &&
-                           std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
-                };
-                CHECK(same(rows.jy, host.rows.jy));
-                CHECK(same(rows.cone_cross_01, host.rows.cone_cross_01));
-                CHECK(same(rows.cone_cross_10, host.rows.cone_cross_10));
-                CHECK(test::max_abs(widened(host.rows.cone_cross_01)) > 0);
-            },
-            steel::lookup_batch(batch.id, "test").state);
-        REQUIRE_OK(steel_batch_destroy(batch));
-    }
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (simt::Schedule schedule : {simt::Schedule::in_order, simt::Schedule::shuffled}) {
+            CAPTURE(int(schedule));
+            const simt::ScopedSchedule scoped(schedule);
+            const steel_batch batch =
+                cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, precision);
+            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+            std::visit(
+                [&](auto& host) {
+                    auto rows = host.rows;
+                    using Real = typename decltype(rows.jy)::value_type;
+                    const Real poison = std::numeric_limits<Real>::quiet_NaN();
+                    std::fill(rows.jy.begin(), rows.jy.end(), poison);
+                    std::fill(rows.cone_cross_01.begin(), rows.cone_cross_01.end(), Real(0));
+                    std::fill(rows.cone_cross_10.begin(), rows.cone_cross_10.end(), Real(0));
+                    for (const std::string& problem : test::emulate_values_kernels(rows))
+                        FAIL_CHECK(problem);
+                    const auto same = [](const auto& a, const auto& b) {
+                        return a.size() == b.size() &&
+                               std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
+                    };
+                    CHECK(same(rows.jy, host.rows.jy));
+                    CHECK(same(rows.cone_cross_01, host.rows.cone_cross_01));
+                    CHECK(same(rows.cone_cross_10, host.rows.cone_cross_10));
+                    CHECK(test::max_abs(widened(host.rows.cone_cross_01)) > 0);
+                },
+                steel::lookup_batch(batch.id, "test").state);
+            REQUIRE_OK(steel_batch_destroy(batch));
+        }
 }
 
 namespace {
