@@ -1,11 +1,13 @@
 // Scene mode: time per step of row building (steel_batch_upload_scene) and of solving
 // (steel_batch_solve, 20 sweeps), separately, for each example scene at 1, 64 and 1,024
 // worlds, on the batch's threads (--threads N, default 1: the solve spreads its worlds over
-// them). Two untimed uploads and a solve come first: the timing is the steady state of a batch
-// uploaded every step, which reuses its arrays, not the first uploads' page faults.
+// them), and of a whole step (an upload, then a solve). Two untimed uploads and a solve come
+// first: the timing is the steady state of a batch uploaded every step, which reuses its arrays,
+// not the first uploads' page faults. --colored solves under the propagation response with
+// colored sweeps, whose solve after an upload first builds the tree data and the colors.
 // Results: bench/RESULTS.md.
 //
-//   bench_scene [--quick] [--threads N]
+//   bench_scene [--quick] [--colored] [--threads N]
 #include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
@@ -23,16 +25,18 @@ using bench::check;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-    bool quick = false;
+    bool quick = false, colored = false;
     uint32_t threads = 1;
     for (int k = 1; k < argc; ++k) {
         if (std::strcmp(argv[k], "--quick") == 0) {
             quick = true;
+        } else if (std::strcmp(argv[k], "--colored") == 0) {
+            colored = true;
         } else if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc &&
                    std::atoi(argv[k + 1]) >= 1) {
             threads = uint32_t(std::atoi(argv[++k]));
         } else {
-            std::fprintf(stderr, "usage: bench_scene [--quick] [--threads N >= 1]\n");
+            std::fprintf(stderr, "usage: bench_scene [--quick] [--colored] [--threads N >= 1]\n");
             return 2;
         }
     }
@@ -47,11 +51,12 @@ int main(int argc, char** argv) {
         {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
         {"four-bar", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
     };
-    std::printf("steel %s, float64, %u thread(s), 20 sweeps per solve\n\n", steel_version(),
-                threads);
+    std::printf(
+        "steel %s, float64, %u thread(s), 20 sweeps per solve, %s\n\n", steel_version(), threads,
+        colored ? "propagation response, colored sweeps" : "immediate response, serial sweeps");
     std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | "
-                "build us/world | solve us/world |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+                "build us/world | solve us/world | upload+solve us/world |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
     for (const Scene& scene : scene_list)
         for (uint32_t worlds : {1u, 64u, 1024u}) {
             if (quick && worlds > 64) continue;
@@ -69,6 +74,10 @@ int main(int argc, char** argv) {
             steel_solve_options options;
             steel_solve_options_default(&options);
             options.iterations = 20;
+            if (colored) {
+                options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+                options.solve_mode = STEEL_SOLVE_COLORED;
+            }
             check(steel_batch_set_options(batch, &options), "options");
             const steel_scene_desc scene_desc = builder.desc();
             // Two warm-up uploads: a batch keeps two row sets (the current one and the spare the
@@ -83,19 +92,30 @@ int main(int argc, char** argv) {
                 ++builds;
             } while (seconds_since(start) < min_seconds);
             const double build = seconds_since(start) / builds;
+            check(steel_batch_solve(batch), "solve"); // the colors of the last upload, untimed
             start = std::chrono::steady_clock::now();
             do {
                 check(steel_batch_solve(batch), "solve");
                 ++solves;
             } while (seconds_since(start) < min_seconds);
             const double solve = seconds_since(start) / solves;
+            // A step as a simulation takes it: a new upload, then a solve (which, under the
+            // propagation response, first builds the tree data and the colors for it).
+            uint32_t steps = 0;
+            start = std::chrono::steady_clock::now();
+            do {
+                check(steel_batch_upload_scene(batch, &scene_desc), "upload scene");
+                check(steel_batch_solve(batch), "solve");
+                ++steps;
+            } while (seconds_since(start) < min_seconds);
+            const double step = seconds_since(start) / steps;
             uint64_t rows = 0, dofs = 0;
             check(steel_batch_read_impulses(batch, nullptr, 0, &rows), "rows");
             check(steel_batch_read_velocities(batch, nullptr, 0, &dofs), "dofs");
-            std::printf("| %s | %u | %llu | %llu | %.1f | %.1f | %.2f | %.2f |\n", scene.name,
-                        worlds, (unsigned long long)(dofs / worlds),
+            std::printf("| %s | %u | %llu | %llu | %.1f | %.1f | %.2f | %.2f | %.2f |\n",
+                        scene.name, worlds, (unsigned long long)(dofs / worlds),
                         (unsigned long long)(rows / worlds), build * 1e6, solve * 1e6,
-                        build * 1e6 / worlds, solve * 1e6 / worlds);
+                        build * 1e6 / worlds, solve * 1e6 / worlds, step * 1e6 / worlds);
             check(steel_batch_destroy(batch), "destroy");
         }
     return 0;

@@ -28,7 +28,7 @@ void replace_rows(Batch& batch, const steel_rows_desc& rows) {
             state.results.velocity.clear();
             state.stats.clear();
             state.propagation.reset();
-            state.colored.reset();
+            if (state.colored) state.spare_colored = std::move(state.colored);
         },
         batch.state);
 }

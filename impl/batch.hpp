@@ -39,6 +39,9 @@ template <class Real> struct BatchState {
     std::unique_ptr<propagation::PropagationSet<Real>> propagation;
     std::vector<propagation::WalkScratch<Real>> walk_scratch; // per worker thread
     std::unique_ptr<colored::ColoredPlan<Real>> colored;      // the colors, built like propagation
+    // The colors of an earlier upload, kept for their memory: the next colored solve builds into
+    // them (colored_plan.hpp). Never read otherwise.
+    std::unique_ptr<colored::ColoredPlan<Real>> spare_colored;
 };
 
 struct Batch {

@@ -28,9 +28,12 @@ void prepare_response_data(BatchState<Real>& state, const steel_solve_options& o
         state.propagation = std::make_unique<propagation::PropagationSet<Real>>(
             propagation::build_propagation_set(*scene, state.rows));
     }
-    if (options.solve_mode == STEEL_SOLVE_COLORED && !state.colored)
-        state.colored = std::make_unique<colored::ColoredPlan<Real>>(
-            colored::build_colored_plan(state.rows, *state.propagation));
+    if (options.solve_mode == STEEL_SOLVE_COLORED && !state.colored) {
+        std::unique_ptr<colored::ColoredPlan<Real>> plan = std::move(state.spare_colored);
+        if (!plan) plan = std::make_unique<colored::ColoredPlan<Real>>();
+        colored::build_colored_plan_into(state.rows, *state.propagation, *plan);
+        state.colored = std::move(plan);
+    }
 }
 
 } // namespace steel

@@ -93,27 +93,36 @@ template <class Real> void allocate_packs(ContactPacks<Real>& packs, uint32_t co
 } // namespace
 
 template <class Real>
-ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
-                                     const propagation::PropagationSet<Real>& set) {
-    ColoredPlan<Real> plan;
+void build_colored_plan_into(const RowSet<Real>& rows, const propagation::PropagationSet<Real>& set,
+                             ColoredPlan<Real>& plan) {
     plan.world_color_offset.assign(1, 0);
     plan.color_pack_offset.assign(1, 0);
     plan.color_contact_offset.assign(1, 0);
     plan.world_serial_offset.assign(1, 0);
+    plan.contact_rows.clear();
+    plan.serial_rows.clear();
     plan.row_color.assign(rows.total_rows(), uint8_t(kMaxColors));
     plan.row_unit_a.assign(rows.total_rows(), -1);
     plan.row_unit_b.assign(rows.total_rows(), -1);
     constexpr uint32_t L = ContactPacks<Real>::lanes;
 
     // First every world's colors (and its serial group), then the packs they need, allocated
-    // once, then the packs filled.
-    std::vector<std::vector<std::vector<Contact>>> world_colors(rows.world_count);
+    // once, then the packs filled. The colored contacts of all worlds sit in one array, each
+    // world's sorted by color (stable: upload order within a color), and each color is a range
+    // of it: no heap object per world or color.
+    std::vector<Contact> ordered;          // every world's colored contacts, color by color
+    std::vector<uint32_t> color_end;       // per color of every world: its end in `ordered`
+    std::vector<uint32_t> world_colors{0}; // per world + 1: its first color in color_end
+    std::vector<Contact> found;            // one world's colored contacts, in upload order
+    std::vector<uint8_t> found_color;
+    std::vector<uint64_t> used; // used[dof]: the colors taken by the unit named by that DOF
+    uint32_t count[kMaxColors + 1];
     for (uint32_t w = 0; w < rows.world_count; ++w) {
         const uint32_t row0 = rows.world_row_offset[w], m = rows.row_count(w);
-        const uint32_t n = rows.dof_count(w);
-        // Units are named by their first DOF; used[dof] is the colors taken by that unit.
-        std::vector<uint64_t> used(n, 0);
-        std::vector<std::vector<Contact>>& colors = world_colors[w];
+        used.assign(rows.dof_count(w), 0);
+        found.clear();
+        found_color.clear();
+        uint32_t colors = 0;
         for (uint32_t i = 0; i < m;) {
             const uint32_t row = row0 + i;
             if (rows.kind[row] != STEEL_ROW_CONTACT_NORMAL) {
@@ -140,22 +149,37 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
                 const uint32_t color = uint32_t(__builtin_ctzll(~taken));
                 for (int32_t unit : {contact.unit_a, contact.unit_b})
                     if (unit >= 0) used[size_t(unit)] |= uint64_t(1) << color;
-                if (colors.size() <= color) colors.resize(color + 1);
-                colors[color].push_back(contact);
+                colors = std::max(colors, color + 1);
+                found.push_back(contact);
+                found_color.push_back(uint8_t(color));
                 for (uint32_t r = row; r < row + contact.count; ++r)
                     plan.row_color[r] = uint8_t(color);
             }
             i += contact.count;
         }
         plan.world_serial_offset.push_back(uint32_t(plan.serial_rows.size()));
+        // Counting sort by color. A contact takes the lowest color free on both its units, so
+        // the colors in use are 0 .. colors - 1, none empty.
+        std::fill(count, count + colors + 1, 0u);
+        for (uint8_t color : found_color)
+            ++count[color + 1];
+        const uint32_t base = uint32_t(ordered.size());
+        for (uint32_t c = 0; c < colors; ++c) {
+            count[c + 1] += count[c];
+            color_end.push_back(base + count[c + 1]);
+        }
+        ordered.resize(base + found.size());
+        for (size_t k = 0; k < found.size(); ++k)
+            ordered[base + count[found_color[k]]++] = found[k];
+        world_colors.push_back(uint32_t(color_end.size()));
     }
 
     uint32_t packs = 0;
     for (uint32_t w = 0; w < rows.world_count; ++w)
-        for (const std::vector<Contact>& contacts : world_colors[w]) {
+        for (uint32_t c = world_colors[w]; c < world_colors[w + 1]; ++c) {
             uint32_t packed = 0;
-            for (const Contact& contact : contacts)
-                packed += packable(rows, set, rows.world_row_offset[w], contact) ? 1 : 0;
+            for (uint32_t k = c == 0 ? 0 : color_end[c - 1]; k < color_end[c]; ++k)
+                packed += packable(rows, set, rows.world_row_offset[w], ordered[k]) ? 1 : 0;
             packs += (packed + L - 1) / L;
         }
     allocate_packs(plan.packs, packs);
@@ -163,9 +187,10 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
     uint32_t next_pack = 0;
     for (uint32_t w = 0; w < rows.world_count; ++w) {
         const uint32_t row0 = rows.world_row_offset[w];
-        for (const std::vector<Contact>& contacts : world_colors[w]) {
+        for (uint32_t c = world_colors[w]; c < world_colors[w + 1]; ++c) {
             uint32_t lane = L, pack = 0;
-            for (const Contact& contact : contacts) {
+            for (uint32_t k = c == 0 ? 0 : color_end[c - 1]; k < color_end[c]; ++k) {
+                const Contact& contact = ordered[k];
                 if (!packable(rows, set, row0, contact)) {
                     plan.contact_rows.push_back(contact.first);
                     plan.contact_rows.push_back(contact.count);
@@ -182,9 +207,22 @@ ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
         }
         plan.world_color_offset.push_back(uint32_t(plan.color_pack_offset.size() - 1));
     }
+}
+
+template <class Real>
+ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
+                                     const propagation::PropagationSet<Real>& set) {
+    ColoredPlan<Real> plan;
+    build_colored_plan_into(rows, set, plan);
     return plan;
 }
 
+template void build_colored_plan_into(const RowSet<float>&,
+                                      const propagation::PropagationSet<float>&,
+                                      ColoredPlan<float>&);
+template void build_colored_plan_into(const RowSet<double>&,
+                                      const propagation::PropagationSet<double>&,
+                                      ColoredPlan<double>&);
 template ColoredPlan<float> build_colored_plan(const RowSet<float>&,
                                                const propagation::PropagationSet<float>&);
 template ColoredPlan<double> build_colored_plan(const RowSet<double>&,

@@ -59,4 +59,10 @@ template <class Real>
 ColoredPlan<Real> build_colored_plan(const RowSet<Real>& rows,
                                      const propagation::PropagationSet<Real>& set);
 
+// The same into `plan`, whose arrays keep their memory: a batch uploaded every step builds its
+// colors into the previous upload's plan instead of faulting in fresh pages.
+template <class Real>
+void build_colored_plan_into(const RowSet<Real>& rows, const propagation::PropagationSet<Real>& set,
+                             ColoredPlan<Real>& plan);
+
 } // namespace steel::colored
