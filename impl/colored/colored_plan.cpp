@@ -174,11 +174,12 @@ void build_colored_plan_into(const RowSet<Real>& rows, const propagation::Propag
         world_colors.push_back(uint32_t(color_end.size()));
     }
 
+    const auto color_begin = [&](uint32_t c) { return c == 0 ? 0u : color_end[c - 1]; };
     uint32_t packs = 0;
     for (uint32_t w = 0; w < rows.world_count; ++w)
         for (uint32_t c = world_colors[w]; c < world_colors[w + 1]; ++c) {
             uint32_t packed = 0;
-            for (uint32_t k = c == 0 ? 0 : color_end[c - 1]; k < color_end[c]; ++k)
+            for (uint32_t k = color_begin(c); k < color_end[c]; ++k)
                 packed += packable(rows, set, rows.world_row_offset[w], ordered[k]) ? 1 : 0;
             packs += (packed + L - 1) / L;
         }
@@ -189,7 +190,7 @@ void build_colored_plan_into(const RowSet<Real>& rows, const propagation::Propag
         const uint32_t row0 = rows.world_row_offset[w];
         for (uint32_t c = world_colors[w]; c < world_colors[w + 1]; ++c) {
             uint32_t lane = L, pack = 0;
-            for (uint32_t k = c == 0 ? 0 : color_end[c - 1]; k < color_end[c]; ++k) {
+            for (uint32_t k = color_begin(c); k < color_end[c]; ++k) {
                 const Contact& contact = ordered[k];
                 if (!packable(rows, set, row0, contact)) {
                     plan.contact_rows.push_back(contact.first);

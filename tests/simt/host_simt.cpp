@@ -210,7 +210,8 @@ std::vector<std::unique_ptr<unsigned char[]>>& lane_stacks(size_t count) {
 void run_block(uint32_t b, Dim3 grid, Dim3 block, const std::function<void()>& kernel,
                Schedule schedule) {
     const uint32_t warp_count = (block.x + 31) / 32;
-    auto& stacks = lane_stacks(size_t(32) * (schedule == Schedule::shuffled ? warp_count : 1));
+    const bool shuffled = schedule == Schedule::shuffled;
+    auto& stacks = lane_stacks(size_t(32) * (shuffled ? warp_count : 1));
     std::vector<std::unique_ptr<Warp>> warps;
     for (uint32_t w = 0; w < warp_count; ++w) {
         auto warp = std::make_unique<Warp>();
@@ -222,7 +223,6 @@ void run_block(uint32_t b, Dim3 grid, Dim3 block, const std::function<void()>& k
         warp->block_dim = block;
         warps.push_back(std::move(warp));
     }
-    const bool shuffled = schedule == Schedule::shuffled;
     auto start = [&](Warp& warp, size_t first_stack) {
         for (uint32_t l = 0; l < warp.lanes; ++l)
             prepare_lane(warp.lane[l], std::move(stacks[first_stack + l]));
