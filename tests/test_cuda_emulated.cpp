@@ -35,6 +35,15 @@ template <class Real> std::vector<double> widened(const std::vector<Real>& value
     return std::vector<double>(values.begin(), values.end());
 }
 
+// Bit-for-bit equality of `count` values, and of two arrays.
+template <class T> bool same_span(const T* a, const T* b, size_t count) {
+    return count == 0 || std::memcmp(a, b, count * sizeof(T)) == 0;
+}
+
+template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && same_span(a.data(), b.data(), a.size());
+}
+
 // Solves the uploaded batch on the CPU, then runs the kernels on its rows.
 Pair solve_both(steel_batch batch, const steel_solve_options& options) {
     REQUIRE_OK(steel_batch_set_options(batch, &options));
@@ -209,13 +218,9 @@ TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cr
                     std::fill(rows.cone_cross_10.begin(), rows.cone_cross_10.end(), Real(0));
                     for (const std::string& problem : test::emulate_values_kernels(rows))
                         FAIL_CHECK(problem);
-                    const auto same = [](const auto& a, const auto& b) {
-                        return a.size() == b.size() &&
-                               std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
-                    };
-                    CHECK(same(rows.jy, host.rows.jy));
-                    CHECK(same(rows.cone_cross_01, host.rows.cone_cross_01));
-                    CHECK(same(rows.cone_cross_10, host.rows.cone_cross_10));
+                    CHECK(same_bits(rows.jy, host.rows.jy));
+                    CHECK(same_bits(rows.cone_cross_01, host.rows.cone_cross_01));
+                    CHECK(same_bits(rows.cone_cross_10, host.rows.cone_cross_10));
                     CHECK(test::max_abs(widened(host.rows.cone_cross_01)) > 0);
                 },
                 steel::lookup_batch(batch.id, "test").state);
@@ -256,14 +261,9 @@ void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, in
                                                                       host.colored.get(), options);
                 for (const std::string& problem : emulated.problems)
                     FAIL_CHECK(problem);
-                const auto same = [](const auto& a, const auto& b) {
-                    using T = typename std::decay_t<decltype(a)>::value_type;
-                    return a.size() == b.size() &&
-                           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-                };
-                CHECK(same(emulated.impulse, host.results.impulse));
-                CHECK(same(emulated.velocity, host.results.velocity));
-                CHECK(same(emulated.world_path, host.world_path));
+                CHECK(same_bits(emulated.impulse, host.results.impulse));
+                CHECK(same_bits(emulated.velocity, host.results.velocity));
+                CHECK(same_bits(emulated.world_path, host.world_path));
                 // A world's history holds as many entries as it ran sweeps.
                 REQUIRE(emulated.history.size() == host.history.size());
                 for (size_t w = 0; w < host.stats.size(); ++w) {
@@ -395,10 +395,6 @@ TEST_CASE("Emulated CUDA kernels: bilateral pre-elimination matches the CPU back
 
 namespace {
 
-template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
 // Runs the solve kernels on the uploaded batch's rows in both emulation orders
 // (simt/schedule.hpp) and holds the two to the same bits in every output.
 void check_orders_agree(steel_batch batch, const steel_solve_options& options) {
@@ -467,10 +463,6 @@ TEST_CASE("Emulated CUDA kernels give the same bits with blocks, warps and lanes
 }
 
 namespace {
-
-template <class T> bool same_span(const T* a, const T* b, size_t count) {
-    return count == 0 || std::memcmp(a, b, count * sizeof(T)) == 0;
-}
 
 // The warp's build of every derived world against build_preeliminated_world on the CPU, every
 // array bit for bit. Returns how many worlds were compared.
