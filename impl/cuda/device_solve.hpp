@@ -18,7 +18,7 @@ template <class Real> struct DeviceSolve {
     uint32_t warm_start;
     uint32_t momentum;
     uint32_t preeliminate;       // enable_bilateral_preelimination
-    uint32_t velocity_in_shared; // general kernel: v lives in shared memory (else in `velocity`)
+    uint32_t velocity_in_shared; // general and propagation kernels: v in shared memory
     uint32_t shared_per_warp;    // Reals of shared memory per warp
     uint32_t dense_max_rows;     // largest m the dense kernel's shared memory holds
     uint32_t history_stride;     // 0 = no residual history

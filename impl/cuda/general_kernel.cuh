@@ -115,11 +115,7 @@ warp_general_solve(const WorldRows<Real>& rows, const DeviceSolve<Real>& solve, 
     });
     outcome.path = STEEL_PATH_GENERAL;
 
-    if (velocity != result_velocity) {
-        for (uint32_t k = lane; k < n; k += kWarpSize)
-            result_velocity[k] = velocity[k];
-        __syncwarp();
-    }
+    warp_copy_velocity_out(velocity, result_velocity, n, lane);
     return outcome;
 }
 
@@ -135,9 +131,7 @@ __global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve
     const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
     Real* impulse = solve.impulse + row0;
     Real* result_velocity = solve.velocity + dof0;
-    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
-                                                    size_t(warp) * solve.shared_per_warp
-                                              : result_velocity;
+    Real* velocity = warp_sweep_velocity(solve, shared_bytes, warp, result_velocity);
     MomentumState<Real> state = world_momentum(solve, row0, dof0, rows.row_count, true);
     WorldOutcome outcome =
         warp_general_solve(rows, solve, world, state, impulse, velocity, result_velocity, lane);

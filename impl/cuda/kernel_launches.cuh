@@ -39,6 +39,16 @@ template <class Real> struct SolveOutputs {
     double* history;          // [world_count * iterations] when the history is recorded
 };
 
+// Gives each warp room for its world's v in shared memory when all of a block's fit the default
+// 48 KB (solve.velocity_in_shared); returns the launch's dynamic shared bytes (0: v stays in
+// global memory).
+template <class Real> size_t place_velocity(DeviceSolve<Real>& solve, const RowsShape& shape) {
+    const size_t velocity_bytes = size_t(kWarpsPerBlock) * shape.max_dofs * sizeof(Real);
+    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
+    solve.shared_per_warp = solve.velocity_in_shared ? shape.max_dofs : 0;
+    return solve.velocity_in_shared ? velocity_bytes : 0;
+}
+
 template <class Real>
 DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShape& shape,
                               const SolveOutputs<Real>& out) {
@@ -76,11 +86,7 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
            solve);
 
     // General sweep: v in shared memory when every warp's fits the default 48 KB.
-    const size_t velocity_bytes = size_t(kWarpsPerBlock) * shape.max_dofs * sizeof(Real);
-    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
-    solve.shared_per_warp = solve.velocity_in_shared ? shape.max_dofs : 0;
-    launch(general_sweep_kernel<Real>, blocks, threads,
-           solve.velocity_in_shared ? velocity_bytes : size_t(0), view, solve);
+    launch(general_sweep_kernel<Real>, blocks, threads, place_velocity(solve, shape), view, solve);
 
     // Dense path: A, rhs and lambda of up to dense_max_rows rows per warp.
     const uint32_t dense_rows = solve.dense_max_rows;
@@ -109,12 +115,9 @@ uint32_t launch_propagation_kernels(const RowsView<Real>& view,
     launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
            solve);
     // v in shared memory when every warp's fits the default 48 KB, as in the general sweep.
-    const size_t velocity_bytes = size_t(kWarpsPerBlock) * shape.max_dofs * sizeof(Real);
-    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
-    solve.shared_per_warp = solve.velocity_in_shared ? shape.max_dofs : 0;
     launch(propagation_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
-           kWarpsPerBlock * kWarpSize, solve.velocity_in_shared ? velocity_bytes : size_t(0), view,
-           trees, scratch, plan, solve);
+           kWarpsPerBlock * kWarpSize, place_velocity(solve, shape), view, trees, scratch, plan,
+           solve);
     return solve.history_stride;
 }
 

@@ -93,9 +93,7 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
     Real* result_velocity = solve.velocity + dof0;
     // The walks, the rows and the packs read and write v all the time: in shared memory when
     // the launch gave it room, copied out at the end.
-    Real* velocity = solve.velocity_in_shared ? reinterpret_cast<Real*>(shared_bytes) +
-                                                    size_t(warp) * solve.shared_per_warp
-                                              : result_velocity;
+    Real* velocity = warp_sweep_velocity(solve, shared_bytes, warp, result_velocity);
     propagation::PropagationWorld<Real> world{
         device_world_rows(set, w),
         row0,
@@ -128,11 +126,7 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
         });
     outcome.path = STEEL_PATH_GENERAL;
     warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
-    if (velocity != result_velocity) {
-        for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
-            result_velocity[k] = velocity[k];
-        __syncwarp();
-    }
+    warp_copy_velocity_out(velocity, result_velocity, rows.dof_count, lane);
     if (lane == 0) write_world_stats(solve.stats[w], outcome);
 }
 

@@ -149,4 +149,25 @@ __device__ inline void warp_isolate_if_nonfinite(const WorldRows<Real>& rows, Wo
     __syncwarp();
 }
 
+// Where a warp keeps its world's v while it sweeps: its slice of the block's shared memory when
+// the launch gave v room there (solve.velocity_in_shared), else the world's output `result`.
+template <class Real>
+__device__ inline Real* warp_sweep_velocity(const DeviceSolve<Real>& solve,
+                                            unsigned char* shared_bytes, uint32_t warp,
+                                            Real* result) {
+    return solve.velocity_in_shared
+               ? reinterpret_cast<Real*>(shared_bytes) + size_t(warp) * solve.shared_per_warp
+               : result;
+}
+
+// Hands the sweeps' v to the world's output, unless they are the same memory.
+template <class Real>
+__device__ inline void warp_copy_velocity_out(const Real* velocity, Real* result, uint32_t n,
+                                              uint32_t lane) {
+    if (velocity == result) return; // the same for every lane
+    for (uint32_t k = lane; k < n; k += kWarpSize)
+        result[k] = velocity[k];
+    __syncwarp();
+}
+
 } // namespace steel::cuda
