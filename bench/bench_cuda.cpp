@@ -57,7 +57,6 @@
 #include <functional>
 #include <iterator>
 #include <string>
-#include <thread>
 #include <vector>
 
 using bench::check;
@@ -419,29 +418,22 @@ int main(int argc, char** argv) {
             const double build_seconds = seconds_since(setup);
             setup = Clock::now();
 
-            // The three batches are uploaded at once, one thread each (scene uploads build the
-            // rows on the host, single-threaded, and dominate the run's time at 65,536 copies);
-            // then each is timed alone.
+            // The three batches are uploaded one after the other, each on every core (a scene
+            // upload builds its worlds on the batch's threads); then each is timed alone.
             struct Made {
                 steel_batch batch{};
                 std::string why;
                 steel_status refused = STEEL_OK;
                 double upload_seconds = 0;
             } made[std::size(targets)];
-            {
-                std::vector<std::thread> threads;
-                for (size_t k = 0; k < std::size(targets); ++k)
-                    threads.emplace_back([&, k] {
-                        const Clock::time_point start = Clock::now();
-                        made[k].batch = make_batch(upload, targets[k].backend, targets[k].precision,
-                                                   iterations, made[k].why, &made[k].refused);
-                        made[k].upload_seconds = seconds_since(start);
-                    });
-                for (std::thread& thread : threads)
-                    thread.join();
+            for (size_t k = 0; k < std::size(targets); ++k) {
+                const Clock::time_point start = Clock::now();
+                made[k].batch = make_batch(upload, targets[k].backend, targets[k].precision,
+                                           iterations, made[k].why, &made[k].refused);
+                made[k].upload_seconds = seconds_since(start);
             }
             std::printf("# %s x %u: upload arrays built in %.2f s; 3 batches created and uploaded "
-                        "in parallel in %.2f s\n",
+                        "in %.2f s\n",
                         world.name.c_str(), copies, build_seconds, seconds_since(setup));
 
             for (size_t k = 0; k < std::size(targets); ++k) {

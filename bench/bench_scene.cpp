@@ -1,13 +1,13 @@
 // Scene mode: time per step of row building (steel_batch_upload_scene) and of solving
 // (steel_batch_solve, 20 sweeps), separately, for each example scene at 1, 64 and 1,024
-// worlds, on the batch's threads (--threads N, default 1: the solve spreads its worlds over
-// them), and of a whole step (an upload, then a solve). Two untimed uploads and a solve come
-// first: the timing is the steady state of a batch uploaded every step, which reuses its arrays,
-// not the first uploads' page faults. --colored solves under the propagation response with
-// colored sweeps, whose solve after an upload first builds the tree data and the colors.
-// Results: bench/RESULTS.md.
+// worlds (--worlds N, repeatable, instead), on the batch's threads (--threads N, default 1:
+// the upload builds and the solve solves runs of worlds on them), and of a whole step (an upload,
+// then a solve). Two untimed uploads and a solve come first: the timing is the steady state of a
+// batch uploaded every step, which reuses its arrays, not the first uploads' page faults. --colored
+// solves under the propagation response with colored sweeps, whose solve after an upload first
+// builds the tree data and the colors. Results: bench/RESULTS.md.
 //
-//   bench_scene [--quick] [--colored] [--threads N]
+//   bench_scene [--quick] [--colored] [--threads N] [--only "legged robot"] [--worlds 16384]
 #include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
@@ -27,6 +27,8 @@ using bench::seconds_since;
 int main(int argc, char** argv) {
     bool quick = false, colored = false;
     uint32_t threads = 1;
+    std::string only;             // one scene's name, or all
+    std::vector<uint32_t> counts; // world counts, or 1, 64 and 1,024
     for (int k = 1; k < argc; ++k) {
         if (std::strcmp(argv[k], "--quick") == 0) {
             quick = true;
@@ -35,8 +37,14 @@ int main(int argc, char** argv) {
         } else if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc &&
                    std::atoi(argv[k + 1]) >= 1) {
             threads = uint32_t(std::atoi(argv[++k]));
+        } else if (std::strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
+            only = argv[++k];
+        } else if (std::strcmp(argv[k], "--worlds") == 0 && k + 1 < argc &&
+                   std::atoi(argv[k + 1]) >= 1) {
+            counts.push_back(uint32_t(std::atoi(argv[++k])));
         } else {
-            std::fprintf(stderr, "usage: bench_scene [--quick] [--colored] [--threads N >= 1]\n");
+            std::fprintf(stderr, "usage: bench_scene [--quick] [--colored] [--threads N >= 1] "
+                                 "[--only \"SCENE NAME\"] [--worlds N]...\n");
             return 2;
         }
     }
@@ -57,9 +65,10 @@ int main(int argc, char** argv) {
     std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | "
                 "build us/world | solve us/world | upload+solve us/world |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    if (counts.empty()) counts = {1u, 64u, 1024u};
     for (const Scene& scene : scene_list)
-        for (uint32_t worlds : {1u, 64u, 1024u}) {
-            if (quick && worlds > 64) continue;
+        for (uint32_t worlds : counts) {
+            if ((quick && worlds > 64) || (!only.empty() && only != scene.name)) continue;
             scenes::SceneBuilder builder;
             for (uint32_t w = 0; w < worlds; ++w) {
                 builder.begin_world();

@@ -81,7 +81,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         Batch& b = lookup_batch(batch.id, where);
         const steel_scene_desc desc = read_versioned(scene_in, default_scene(), where, "steel_scene_desc");
         auto record = std::make_unique<scene::SceneRecord>();
-        scene::build_scene_rows_into(desc, b.desc.world_count, *record, b.scene_rows);
+        scene::build_scene_rows_into(desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
         const steel_rows_desc rows = b.scene_rows.desc();
         replace_rows(b, rows);
         b.scene = std::move(record);

@@ -55,6 +55,7 @@ struct Batch {
     // memory, which the next scene upload builds into (scene_rows.hpp). Never read otherwise: a
     // failed upload leaves them half built.
     scene::BuiltRows scene_rows;
+    std::vector<scene::BuiltRows> scene_row_runs; // the same, per run of worlds built on the pool
     ThreadPool pool;
     // Non-empty: every solve appends a snapshot (impl/snapshot/capture.hpp).
     std::string capture_path;

@@ -1,5 +1,8 @@
 #include "thread_pool.hpp"
 
+#include <algorithm>
+#include <exception>
+
 namespace steel {
 
 ThreadPool::ThreadPool(uint32_t thread_count) {
@@ -45,6 +48,31 @@ void ThreadPool::parallel_for(uint32_t count, const std::function<void(uint32_t,
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return active_ == 0; });
     task_ = nullptr;
+}
+
+uint32_t ThreadPool::run_count(uint32_t count) const {
+    // A few runs per thread, so that a slow run (larger items) does not leave threads idle.
+    return std::min(count, thread_count() == 1 ? 1u : 4 * thread_count());
+}
+
+void ThreadPool::for_each_run(
+    uint32_t count, const std::function<void(uint32_t run, uint32_t first, uint32_t end)>& task) {
+    const uint32_t runs = run_count(count);
+    if (runs <= 1) {
+        if (count > 0) task(0, 0, count);
+        return;
+    }
+    const auto first = [&](uint32_t run) { return uint32_t(uint64_t(count) * run / runs); };
+    std::vector<std::exception_ptr> failure(runs);
+    parallel_for(runs, [&](uint32_t run, uint32_t) {
+        try {
+            task(run, first(run), first(run + 1));
+        } catch (...) {
+            failure[run] = std::current_exception();
+        }
+    });
+    for (const std::exception_ptr& failed : failure)
+        if (failed) std::rethrow_exception(failed);
 }
 
 void ThreadPool::worker_loop(uint32_t thread) {

@@ -28,6 +28,15 @@ class ThreadPool {
     // task must not throw.
     void parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>& task);
 
+    // For work on items that must keep their order (the worlds of an upload): splits [0, count)
+    // into run_count(count) contiguous runs and calls task(run, first, end) for each. task may
+    // throw: once every run has finished, the exception of the earliest run that threw is
+    // rethrown, so a caller that checks its items in order reports the first bad item whatever
+    // the thread count. On one thread it is a single run, called directly.
+    uint32_t run_count(uint32_t count) const;
+    void for_each_run(uint32_t count,
+                      const std::function<void(uint32_t run, uint32_t first, uint32_t end)>& task);
+
   private:
     void worker_loop(uint32_t thread);
     void drain(uint32_t thread);

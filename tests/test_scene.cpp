@@ -799,27 +799,31 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
     }
 
     // One batch uploaded again and again builds into the memory of its earlier uploads (its
-    // spare rows and kept scene arrays): a failed upload in between changes nothing, and every
-    // good upload gives the same bits as a fresh batch.
-    const steel_batch batch = batch_on(scene.world_count, 1);
-    const auto solve_and_read = [&] {
-        REQUIRE_OK(steel_batch_solve(batch));
-        std::vector<std::vector<double>> read;
-        for (auto reader : {steel_batch_read_impulses, steel_batch_read_velocities,
-                            steel_batch_read_contact_impulses, steel_batch_read_joint_velocities})
-            read.push_back(test::read_doubles(batch, reader));
-        return read;
-    };
-    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-    const auto first = solve_and_read();
-    CHECK(steel_batch_upload_scene(batch, &bad) == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(solve_and_read() == first);
-    for (int again = 0; again < 2; ++again) {
+    // spare rows and kept scene arrays, per run of worlds on several threads): a failed upload
+    // in between changes nothing, and every good upload gives the same bits as a fresh batch.
+    for (uint32_t threads : {1u, 3u}) {
+        CAPTURE(threads);
+        const steel_batch batch = batch_on(scene.world_count, threads);
+        const auto solve_and_read = [&] {
+            REQUIRE_OK(steel_batch_solve(batch));
+            std::vector<std::vector<double>> read;
+            for (auto reader :
+                 {steel_batch_read_impulses, steel_batch_read_velocities,
+                  steel_batch_read_contact_impulses, steel_batch_read_joint_velocities})
+                read.push_back(test::read_doubles(batch, reader));
+            return read;
+        };
         REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-        const auto read = solve_and_read();
-        CHECK(read == first);
-        for (size_t k = 0; k < 2; ++k)
-            CHECK(read[k] == one[k]); // the fresh batches' impulses and velocities
+        const auto first = solve_and_read();
+        CHECK(steel_batch_upload_scene(batch, &bad) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(solve_and_read() == first);
+        for (int again = 0; again < 2; ++again) {
+            REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+            const auto read = solve_and_read();
+            CHECK(read == first);
+            for (size_t k = 0; k < 2; ++k)
+                CHECK(read[k] == one[k]); // the fresh batches' impulses and velocities
+        }
+        REQUIRE_OK(steel_batch_destroy(batch));
     }
-    REQUIRE_OK(steel_batch_destroy(batch));
 }

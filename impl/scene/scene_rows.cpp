@@ -2,6 +2,7 @@
 
 #include "../dense_cholesky.hpp"
 #include "../error.hpp"
+#include "../thread_pool.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -253,19 +254,28 @@ double positional_bias(double gap, double dt, double beta) {
     return gap > 0 ? gap / dt : beta * gap / dt;
 }
 
-// Reserves the row arrays for the most rows the scene can make (3 per contact and connect, 1 per
-// mimic, per DOF one per finite position-limit side, two for a finite velocity limit, one for a
-// drive row) and, per row, twice the DOFs of the world's largest articulation. Grown world by
-// world instead, the batch's J and Y were copied and page-faulted several times over: most of
-// the time of a 65,536-world upload. Called after the joint types were checked; the bound needs
-// no other validation, and reserve touches no memory, so an overestimate costs address space
-// only. A bound too large to reserve is skipped: the arrays then grow as before.
-void reserve_rows(const steel_scene_desc& d, const SceneRecord& record,
-                  const std::vector<uint64_t>& connect_offset,
-                  const std::vector<uint64_t>& mimic_offset, bool drive_rows, BuiltRows& out) {
-    const uint32_t worlds = d.world_count;
+// What every world's build reads besides the scene itself: where each world's connect and
+// mimic constraints start in the scene's flat arrays, and how drives enter.
+struct SceneLayout {
+    std::vector<uint64_t> connect_offset, mimic_offset; // [world_count + 1]
+    bool drives = false;                                // drive gains are given
+    bool drive_rows = false;                            // drive_mode ROWS: a row per driven DOF
+};
+
+// Reserves the row arrays for the most rows worlds [first_world, end_world) can make (3 per contact
+// and connect, 1 per mimic, per DOF one per finite position-limit side, two for a finite velocity
+// limit, one for a drive row) and, per row, twice the DOFs of the world's largest articulation.
+// Grown world by world instead, the batch's J and Y were copied and page-faulted several times
+// over: most of the time of a 65,536-world upload. Called after the joint types were checked; the
+// bound needs no other validation, and reserve touches no memory, so an overestimate costs address
+// space only. A bound too large to reserve is skipped: the arrays then grow as before.
+void reserve_rows(const steel_scene_desc& d, const SceneRecord& record, const SceneLayout& layout,
+                  uint32_t first_world, uint32_t end_world, BuiltRows& out) {
+    const std::vector<uint64_t>& connect_offset = layout.connect_offset;
+    const std::vector<uint64_t>& mimic_offset = layout.mimic_offset;
+    const bool drive_rows = layout.drive_rows;
     uint64_t rows = 0, values = 0;
-    for (uint32_t w = 0; w < worlds; ++w) {
+    for (uint32_t w = first_world; w < end_world; ++w) {
         uint64_t world_rows =
             3 * (record.world_contact_offset[w + 1] - record.world_contact_offset[w]) +
             3 * (connect_offset[w + 1] - connect_offset[w]) +
@@ -298,11 +308,591 @@ void reserve_rows(const steel_scene_desc& d, const SceneRecord& record,
         out.block_length.reserve(2 * rows);
         out.jacobian.reserve(values);
         out.response.reserve(values);
-        out.unconstrained_velocity.reserve(record.world_dof_offset[worlds]);
-        out.dof_counts.reserve(worlds);
-        out.row_counts.reserve(worlds);
+        out.unconstrained_velocity.reserve(record.world_dof_offset[end_world] -
+                                           record.world_dof_offset[first_world]);
+        out.dof_counts.reserve(end_world - first_world);
+        out.row_counts.reserve(end_world - first_world);
     } catch (const std::exception&) { // too large to reserve at once: grow instead
     }
+}
+
+// Builds world w: appends its rows to `out` and fills record.worlds[w]. The record's row
+// indices count from `out`'s first row, so a world built into a run of worlds needs them
+// shifted by the run's place in the batch (shift_rows).
+void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t w,
+                 SceneRecord& record, BuiltRows& out) {
+    const std::vector<uint64_t>& connect_offset = layout.connect_offset;
+    const std::vector<uint64_t>& mimic_offset = layout.mimic_offset;
+    const bool drives = layout.drives, drive_rows = layout.drive_rows;
+    WorldRecord& world = record.worlds[w];
+    const uint64_t body0 = record.world_body_offset[w];
+    const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
+    const uint64_t dof0 = record.world_dof_offset[w], position0 = record.world_position_offset[w];
+    const Vec3 gravity = vec3(d.gravity + 3 * size_t(w));
+    for (int k = 0; k < 3; ++k)
+        finite(
+            d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
+
+    // Bodies and joints, grouped into articulations (a root joint and the bodies after it).
+    std::vector<Built> articulations;
+    std::vector<int32_t> body_articulation(body_count);
+    uint32_t dof = 0, position = 0;
+    // The step's velocity of every DOF: joint_velocity, or body_velocity for a standalone body.
+    std::vector<double> world_qd(record.world_dof_offset[w + 1] - dof0, 0.0);
+    std::vector<double> standalone_velocity;
+    for (uint32_t b = 0; b < body_count; ++b) {
+        const uint64_t g = body0 + b;
+        const auto place = [&] { return format("world %u, body %u", w, b); };
+        const int32_t parent = d.joint_parent[g];
+        if (parent >= int32_t(b) || parent < -1)
+            bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(),
+                       parent));
+        if (parent == -1) {
+            articulations.emplace_back();
+            articulations.back().record.first_body = b;
+            articulations.back().record.first_dof = dof;
+            articulations.back().record.first_position = position;
+        } else if (uint32_t(parent) < articulations.back().record.first_body) {
+            bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each "
+                       "articulation's "
+                       "bodies together, root first",
+                       place().c_str(), parent));
+        } else if (articulations.back().record.standalone) {
+            bad(format("%s: joint_parent = %d is a standalone body (STEEL_JOINT_NONE); joints "
+                       "cannot hang "
+                       "from it",
+                       place().c_str(), parent));
+        }
+        const bool standalone = d.joint_type[g] == STEEL_JOINT_NONE;
+        if (standalone && parent != -1)
+            bad(format("%s: a standalone body (STEEL_JOINT_NONE) needs joint_parent = -1, not %d",
+                       place().c_str(), parent));
+        body_articulation[b] = int32_t(articulations.size() - 1);
+        ArticulationRecord& art = articulations.back().record;
+        BodyModel body;
+        body.mass = d.body_mass[g];
+        if (!(body.mass > 0) || !std::isfinite(body.mass))
+            bad(format("%s: body_mass = %g must be finite and > 0", place().c_str(), body.mass));
+        for (int k = 0; k < 3; ++k)
+            finite(d.body_com[3 * g + k], place, "body_com");
+        body.com = vec3(d.body_com + 3 * g);
+        const double* inertia = d.body_inertia + 6 * g;
+        for (int k = 0; k < 6; ++k)
+            finite(inertia[k], place, "body_inertia");
+        const double entries[9] = {inertia[0], inertia[3], inertia[4], inertia[3], inertia[1],
+                                   inertia[5], inertia[4], inertia[5], inertia[2]};
+        std::vector<double> check(entries, entries + 9);
+        if (!cholesky(check, 3))
+            bad(format("%s: body_inertia is not positive definite", place().c_str()));
+        std::copy(entries, entries + 9, body.inertia.m);
+        JointModel joint;
+        joint.type = standalone ? JointType::fixed : JointType(d.joint_type[g]);
+        joint.parent = parent < 0 ? -1 : parent - int32_t(art.first_body);
+        if (standalone) {
+            require(d.body_pose, "body_pose", "there are standalone bodies");
+            art.standalone = true;
+            art.flags = d.body_flags ? d.body_flags[g] : STEEL_BODY_DYNAMIC;
+            const Pose body_pose = pose(d.body_pose + 7 * g, place, "body_pose");
+            Vec3 com_velocity, angular;
+            if (art.flags != STEEL_BODY_STATIC) {
+                require(d.body_velocity, "body_velocity",
+                        "there are dynamic or kinematic standalone bodies");
+                for (int k = 0; k < 6; ++k)
+                    finite(d.body_velocity[6 * g + k], place, "body_velocity");
+                com_velocity = vec3(d.body_velocity + 6 * g);
+                angular = vec3(d.body_velocity + 6 * g + 3);
+            }
+            // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w
+            // x origin.
+            const Vec3 arm = rotation(body_pose.orientation) * body.com;
+            const Vec3 origin_velocity = com_velocity - cross(angular, arm);
+            joint.parent_frame = body_pose;
+            if (art.flags == STEEL_BODY_DYNAMIC) {
+                joint.type = JointType::free;
+                art.q = {0, 0, 0, 1, 0, 0, 0};
+                standalone_velocity.assign({origin_velocity.x, origin_velocity.y, origin_velocity.z,
+                                            angular.x, angular.y, angular.z});
+            } else if (art.flags == STEEL_BODY_KINEMATIC) {
+                art.kinematic_velocity = {angular,
+                                          origin_velocity - cross(angular, body_pose.position)};
+            }
+            art.model.bodies.push_back(body);
+            art.model.joints.push_back(joint);
+            if (art.flags == STEEL_BODY_DYNAMIC)
+                for (uint32_t k = 0; k < 6; ++k)
+                    world_qd[dof + k] = standalone_velocity[k];
+            dof += art.flags == STEEL_BODY_DYNAMIC ? 6 : 0;
+            continue;
+        }
+        if (joint.type == JointType::revolute || joint.type == JointType::prismatic) {
+            require(d.joint_axis, "joint_axis", "there are revolute or prismatic joints");
+            for (int k = 0; k < 3; ++k)
+                finite(d.joint_axis[3 * g + k], place, "joint_axis");
+            joint.axis = vec3(d.joint_axis + 3 * g);
+            unit(joint.axis, place, "joint_axis");
+        }
+        joint.parent_frame = pose(d.joint_parent_frame + 7 * g, place, "joint_parent_frame");
+        joint.child_frame = pose(d.joint_child_frame + 7 * g, place, "joint_child_frame");
+        const uint32_t positions = joint_position_count(joint.type),
+                       dofs = joint_dof_count(joint.type);
+        for (uint32_t k = 0; k < positions; ++k)
+            finite(d.joint_position[position0 + position + k], place, "joint_position");
+        if (joint.type == JointType::ball || joint.type == JointType::free) {
+            double* q = record.joint_position.data() + position0 + position + positions - 4;
+            const Quat r = quat(q, place, "joint_position's quaternion");
+            q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+        }
+        art.q.insert(art.q.end(), record.joint_position.begin() + long(position0 + position),
+                     record.joint_position.begin() + long(position0 + position + positions));
+        for (uint32_t k = 0; k < dofs; ++k) {
+            const uint64_t gk = dof0 + dof + k;
+            world_qd[dof + k] = d.joint_velocity[gk];
+            const auto dof_place = [&] { return format("world %u, body %u, DOF %u", w, b, k); };
+            finite(d.joint_velocity[gk], dof_place, "joint_velocity");
+            if (d.joint_armature &&
+                !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
+                bad(format("%s: joint_armature = %g must be finite and >= 0", dof_place().c_str(),
+                           d.joint_armature[gk]));
+            if (d.joint_damping &&
+                !(d.joint_damping[gk] >= 0 && std::isfinite(d.joint_damping[gk])))
+                bad(format("%s: joint_damping = %g must be finite and >= 0", dof_place().c_str(),
+                           d.joint_damping[gk]));
+            const double lower = d.joint_lower ? d.joint_lower[gk] : -INFINITY;
+            const double upper = d.joint_upper ? d.joint_upper[gk] : INFINITY;
+            if (std::isnan(lower) || std::isnan(upper) || !(lower <= upper) || lower == INFINITY ||
+                upper == -INFINITY)
+                bad(format("%s: joint limits [%g, %g] are not an interval", dof_place().c_str(),
+                           lower, upper));
+            if (dofs != 1 && (std::isfinite(lower) || std::isfinite(upper)))
+                bad(format("%s: joint limits apply to revolute and prismatic joints only",
+                           dof_place().c_str()));
+            if (drives) {
+                const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
+                if (!(kp >= 0) || !(kd >= 0) || !std::isfinite(kp) || !std::isfinite(kd))
+                    bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0",
+                               dof_place().c_str(), kp, kd));
+                if (dofs != 1 && (kp > 0 || kd > 0))
+                    bad(format("%s: drives apply to revolute and prismatic joints only",
+                               dof_place().c_str()));
+                finite(d.drive_target_position[gk], dof_place, "drive_target_position");
+                finite(d.drive_target_velocity[gk], dof_place, "drive_target_velocity");
+            }
+            if (d.drive_effort_limit) {
+                const double effort = d.drive_effort_limit[gk];
+                if (!(effort > 0))
+                    bad(format("%s: drive_effort_limit = %g must be > 0", dof_place().c_str(),
+                               effort));
+                if (std::isfinite(effort) && !drive_rows)
+                    bad(format("%s: drive_effort_limit = %g needs drive_mode = "
+                               "STEEL_DRIVE_MODE_ROWS (an "
+                               "augmented drive lives inside H~ and cannot be clamped)",
+                               dof_place().c_str(), effort));
+            }
+            if (d.joint_velocity_limit && !(d.joint_velocity_limit[gk] > 0))
+                bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place().c_str(),
+                           d.joint_velocity_limit[gk]));
+        }
+        if (d.external_force)
+            for (int k = 0; k < 6; ++k)
+                finite(d.external_force[6 * g + k], place, "external_force");
+        art.model.bodies.push_back(body);
+        art.model.joints.push_back(joint);
+        dof += dofs;
+        position += positions;
+    }
+
+    // Dynamics per articulation: H~, its factor, and v-hat.
+    out.dof_counts.push_back(dof);
+    out.row_counts.push_back(0);
+    const size_t velocity0 = out.unconstrained_velocity.size();
+    out.unconstrained_velocity.resize(velocity0 + dof);
+    for (Built& built : articulations) {
+        ArticulationRecord& art = built.record;
+        art.model.finalize();
+        const uint32_t n = art.model.dof_count();
+        const std::vector<double>& q = art.q;
+        art.kinematics = forward_kinematics(art.model, q);
+        const std::vector<double> qd(world_qd.begin() + art.first_dof,
+                                     world_qd.begin() + art.first_dof + n);
+        std::vector<Spatial> external;
+        if (d.external_force)
+            for (uint32_t b = 0; b < art.model.bodies.size(); ++b) {
+                const double* f = d.external_force + 6 * (body0 + art.first_body + b);
+                const Vec3 force = vec3(f), torque = vec3(f + 3);
+                const Vec3 com = art.kinematics.body_inertia[b].com;
+                external.push_back({torque + cross(com, force), force});
+            }
+        const std::vector<double> bias = inverse_dynamics(
+            art.model, art.kinematics, qd, std::vector<double>(n, 0.0), gravity, external);
+        built.factor = mass_matrix(art.model, art.kinematics);
+        std::vector<double> force(n);
+        art.augmentation.assign(n, 0.0);
+        for (uint32_t k = 0; k < n; ++k) {
+            const uint64_t gk = dof0 + art.first_dof + k;
+            const double armature = d.joint_armature ? d.joint_armature[gk] : 0.0;
+            const double damping = d.joint_damping ? d.joint_damping[gk] : 0.0;
+            // With drive rows the drive is a row, not part of H~.
+            const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
+            const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
+            art.augmentation[k] = armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
+            built.factor[size_t(k) * n + k] += art.augmentation[k];
+            double f = -bias[k] - damping * qd[k];
+            if (kp > 0 || kd > 0) {
+                // The joint's own position coordinate (1-DOF joints only carry drives).
+                uint32_t joint = 0;
+                while (art.model.dof_offset[joint + 1] <= k)
+                    ++joint;
+                const double qk = q[art.model.position_offset[joint]];
+                f += kp * (d.drive_target_position[gk] - qk - d.dt * qd[k]) +
+                     kd * (d.drive_target_velocity[gk] - qd[k]);
+            }
+            force[k] = f;
+        }
+        if (!cholesky(built.factor, n))
+            bad(format("world %u, articulation rooted at body %u: H~ is not positive definite", w,
+                       art.first_body));
+        cholesky_solve(built.factor, n, force.data());
+        for (uint32_t k = 0; k < n; ++k)
+            out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
+    }
+
+    WorldBuilder rows(out, articulations, body_articulation, world);
+    const uint64_t row_base = out.bias.size();
+    const double* qd_world = world_qd.data();
+    const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place,
+                                   const char* field) {
+        if (body < (allow_world ? -1 : 0) || body >= int32_t(body_count))
+            bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(),
+                       field, body, body_count, allow_world ? ", or -1" : ""));
+    };
+
+    // Contacts: a normal row, then two friction rows.
+    const uint64_t contact0 = record.world_contact_offset[w];
+    const uint32_t contacts = uint32_t(record.world_contact_offset[w + 1] - contact0);
+    for (uint32_t c = 0; c < contacts; ++c) {
+        const uint64_t g = contact0 + c;
+        const auto place = [&] { return format("world %u, contact %u", w, c); };
+        const int32_t a = d.contact_body_a[g], b = d.contact_body_b[g];
+        body_in_world(a, true, place, "contact_body_a");
+        body_in_world(b, true, place, "contact_body_b");
+        if (a == b)
+            bad(format("%s: contact_body_a and contact_body_b are both %d", place().c_str(), a));
+        for (int k = 0; k < 3; ++k) {
+            finite(d.contact_point[3 * g + k], place, "contact_point");
+            finite(d.contact_normal[3 * g + k], place, "contact_normal");
+        }
+        const Vec3 p = vec3(d.contact_point + 3 * g), n = vec3(d.contact_normal + 3 * g);
+        unit(n, place, "contact_normal");
+        const double distance = d.contact_distance[g], mu = d.contact_friction[g];
+        finite(distance, place, "contact_distance");
+        if (!(mu >= 0) || !std::isfinite(mu))
+            bad(format("%s: contact_friction = %g must be finite and >= 0", place().c_str(), mu));
+        const double e = d.contact_restitution ? d.contact_restitution[g] : 0.0;
+        if (!(e >= 0 && e <= 1))
+            bad(format("%s: contact_restitution = %g must be in [0, 1]", place().c_str(), e));
+
+        const auto side_along = [&](int32_t body, Vec3 direction) {
+            return rows.point_side(body, p, direction);
+        };
+        // A kinematic body's known motion enters the row as bias: n . v_kinematic(p).
+        const auto kinematic_rate = [&](int32_t body, Vec3 direction) {
+            if (body < 0) return 0.0;
+            const ArticulationRecord& art = rows.articulation_of(body);
+            if (!art.standalone || art.flags != STEEL_BODY_KINEMATIC) return 0.0;
+            return dot(direction, point_velocity(art.kinematic_velocity, p));
+        };
+        const Side na = side_along(a, n), nb = side_along(b, -n);
+        const double kinematic_normal = kinematic_rate(a, n) + kinematic_rate(b, -n);
+        double bias = positional_bias(distance, d.dt, d.baumgarte);
+        const double approach =
+            rows.rate(na, nb, qd_world) + kinematic_rate(a, n) + kinematic_rate(b, -n);
+        // Restitution only for a contact that closes within this step: a corner still far
+        // away must not bounce in mid-air however fast it falls.
+        if (e > 0 && approach < -d.restitution_threshold && distance + approach * d.dt <= 0)
+            bias = std::min(bias, e * approach);
+        bias += kinematic_normal;
+        ContactRecord contact;
+        contact.normal = n;
+        contact.tangent1 = first_tangent(n);
+        contact.tangent2 = cross(n, contact.tangent1);
+        const int32_t normal = rows.add_row(na, nb, bias, STEEL_ROW_CONTACT_NORMAL, 0, 0, -1, 0);
+        contact.rows[0] = normal >= 0 ? int64_t(row_base) + normal : -1;
+        if (normal >= 0) {
+            const int32_t friction_kind = d.friction_model == STEEL_FRICTION_MODEL_CONE
+                                              ? STEEL_ROW_FRICTION_CONE
+                                              : STEEL_ROW_FRICTION_BOX;
+            Side t1a = side_along(a, contact.tangent1), t1b = side_along(b, -contact.tangent1);
+            Side t2a = side_along(a, contact.tangent2), t2b = side_along(b, -contact.tangent2);
+            // A cone pair needs both tangents; a direction that cannot move makes it a box row.
+            const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE && rows.can_act(t1a, t1b) &&
+                              rows.can_act(t2a, t2b);
+            const int32_t kind = pair ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
+            const Vec3 t1 = contact.tangent1, t2 = contact.tangent2;
+            const int32_t first = rows.add_row(
+                t1a, t1b, kinematic_rate(a, t1) + kinematic_rate(b, -t1), kind, 0, 0, normal, mu);
+            const int32_t second = rows.add_row(
+                t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0, 0, normal, mu);
+            contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
+            contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
+        }
+        world.contacts.push_back(contact);
+    }
+
+    // Joint limits: a [0, inf) row per finite bound, speculative while the joint is inside.
+    world.lower_limit_row.assign(dof, -1);
+    world.upper_limit_row.assign(dof, -1);
+    if (d.joint_lower || d.joint_upper)
+        for (const Built& built : articulations) {
+            const ArticulationRecord& art = built.record;
+            for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
+                if (joint_dof_count(art.model.joints[j].type) != 1) continue;
+                const uint32_t k = art.first_dof + art.model.dof_offset[j];
+                const double qk = art.q[art.model.position_offset[j]];
+                const double lower = d.joint_lower ? d.joint_lower[dof0 + k] : -INFINITY;
+                const double upper = d.joint_upper ? d.joint_upper[dof0 + k] : INFINITY;
+                for (int sign : {1, -1}) {
+                    const double bound = sign > 0 ? lower : upper;
+                    if (!std::isfinite(bound)) continue;
+                    Side s = rows.side(int32_t(art.first_body + j));
+                    s.jacobian[art.model.dof_offset[j]] = sign;
+                    const double gap = sign * (qk - bound);
+                    const int32_t row =
+                        rows.add_row(s, Side{}, positional_bias(gap, d.dt, d.baumgarte),
+                                     STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
+                    (sign > 0 ? world.lower_limit_row : world.upper_limit_row)[k] =
+                        row >= 0 ? int64_t(row_base) + row : -1;
+                }
+            }
+        }
+
+    // Velocity limits: qd' <= limit and -qd' <= limit, as [0, inf) rows.
+    if (d.joint_velocity_limit)
+        for (const Built& built : articulations) {
+            const ArticulationRecord& art = built.record;
+            for (uint32_t k = 0; k < art.model.dof_count(); ++k) {
+                const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
+                if (!std::isfinite(limit)) continue;
+                uint32_t joint = 0;
+                while (art.model.dof_offset[joint + 1] <= k)
+                    ++joint;
+                for (double sign : {1.0, -1.0}) {
+                    Side s = rows.side(int32_t(art.first_body + joint));
+                    s.jacobian[k] = sign;
+                    rows.add_row(s, Side{}, limit, STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
+                }
+            }
+        }
+
+    // Drive rows (drive_mode ROWS): lambda = dt f is the soft row
+    //   qd' - (kp (target_q - q) + kd target_qd) / (dt kp + kd) + c lambda = 0,
+    //   c = 1 / (dt (dt kp + kd)),
+    // the same equation the augmented H~ solves, clamped to +-dt * effort limit.
+    world.drive_row.assign(dof, -1);
+    if (drives && drive_rows)
+        for (const Built& built : articulations) {
+            const ArticulationRecord& art = built.record;
+            for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
+                if (joint_dof_count(art.model.joints[j].type) != 1) continue;
+                const uint32_t k = art.first_dof + art.model.dof_offset[j];
+                const uint64_t gk = dof0 + k;
+                const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
+                if (!(kp > 0 || kd > 0)) continue;
+                const double qk = art.q[art.model.position_offset[j]];
+                const double gain = d.dt * kp + kd;
+                const double target =
+                    (kp * (d.drive_target_position[gk] - qk) + kd * d.drive_target_velocity[gk]) /
+                    gain;
+                const double effort = d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
+                Side s = rows.side(int32_t(art.first_body + j));
+                s.jacobian[art.model.dof_offset[j]] = 1.0;
+                const int32_t row =
+                    rows.add_row(s, Side{}, -target,
+                                 std::isfinite(effort) ? STEEL_ROW_BOUNDED : STEEL_ROW_BILATERAL,
+                                 -d.dt * effort, d.dt * effort, -1, 0, 1.0 / (d.dt * gain));
+                world.drive_row[k] = row >= 0 ? int64_t(row_base) + row : -1;
+            }
+        }
+
+    // Connect constraints: three bilateral rows holding two points together.
+    for (uint64_t g = connect_offset[w]; g < connect_offset[w + 1]; ++g) {
+        const auto place = [&] {
+            return format("world %u, connect %" PRIu64, w, g - connect_offset[w]);
+        };
+        const int32_t a = d.connect_body_a[g], b = d.connect_body_b[g];
+        body_in_world(a, false, place, "connect_body_a");
+        body_in_world(b, true, place, "connect_body_b");
+        if (a == b)
+            bad(format("%s: connect_body_a and connect_body_b are both %d", place().c_str(), a));
+        for (int k = 0; k < 3; ++k) {
+            finite(d.connect_point_a[3 * g + k], place, "connect_point_a");
+            finite(d.connect_point_b[3 * g + k], place, "connect_point_b");
+        }
+        const Vec3 pa = apply(rows.articulation_of(a).kinematics.body_pose[rows.local_body(a)],
+                              vec3(d.connect_point_a + 3 * g));
+        const Vec3 pb =
+            b < 0 ? vec3(d.connect_point_b + 3 * g)
+                  : apply(rows.articulation_of(b).kinematics.body_pose[rows.local_body(b)],
+                          vec3(d.connect_point_b + 3 * g));
+        const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        world.connect_rows.push_back({-1, -1, -1});
+        for (int axis = 0; axis < 3; ++axis) {
+            const Vec3& e = axes[axis];
+            const Side sa = rows.point_side(a, pa, e), sb = rows.point_side(b, pb, -e);
+            double kinematic = 0;
+            const ArticulationRecord& art_a = rows.articulation_of(a);
+            if (art_a.standalone && art_a.flags == STEEL_BODY_KINEMATIC)
+                kinematic += dot(e, point_velocity(art_a.kinematic_velocity, pa));
+            if (b >= 0) {
+                const ArticulationRecord& art_b = rows.articulation_of(b);
+                if (art_b.standalone && art_b.flags == STEEL_BODY_KINEMATIC)
+                    kinematic -= dot(e, point_velocity(art_b.kinematic_velocity, pb));
+            }
+            const int32_t row =
+                rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic,
+                             STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+            world.connect_rows.back()[size_t(axis)] = row >= 0 ? int64_t(row_base) + row : -1;
+        }
+    }
+
+    // Mimic constraints: q_a - ratio q_b - offset = 0.
+    for (uint64_t g = mimic_offset[w]; g < mimic_offset[w + 1]; ++g) {
+        const auto place = [&] {
+            return format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]);
+        };
+        const int32_t a = d.mimic_joint_a[g], b = d.mimic_joint_b[g];
+        body_in_world(a, false, place, "mimic_joint_a");
+        body_in_world(b, false, place, "mimic_joint_b");
+        if (a == b)
+            bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place().c_str(), a));
+        const double ratio = d.mimic_ratio[g], offset = d.mimic_offset[g];
+        finite(ratio, place, "mimic_ratio");
+        finite(offset, place, "mimic_offset");
+        double value[2];
+        Side sides[2];
+        for (int k = 0; k < 2; ++k) {
+            const int32_t body = k == 0 ? a : b;
+            const ArticulationRecord& art = rows.articulation_of(body);
+            const uint32_t local = uint32_t(rows.local_body(body));
+            if (joint_dof_count(art.model.joints[local].type) != 1)
+                bad(format(
+                    "%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints",
+                    place().c_str(), body, joint_dof_count(art.model.joints[local].type)));
+            value[k] = art.q[art.model.position_offset[local]];
+            sides[k] = rows.side(body);
+            sides[k].jacobian[art.model.dof_offset[local]] = k == 0 ? 1.0 : -ratio;
+        }
+        const double error = value[0] - ratio * value[1] - offset;
+        const int32_t row = rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt,
+                                         STEEL_ROW_BILATERAL, 0, 0, -1, 0);
+        world.mimic_rows.push_back(row >= 0 ? int64_t(row_base) + row : -1);
+    }
+    world.articulations.reserve(articulations.size());
+    for (Built& built : articulations)
+        world.articulations.push_back(std::move(built.record));
+}
+
+// Adds `by` to every batch row index world w's record holds (-1, no row, stays).
+void shift_rows(WorldRecord& world, int64_t by) {
+    const auto shift = [by](int64_t& row) {
+        if (row >= 0) row += by;
+    };
+    for (ContactRecord& contact : world.contacts)
+        for (int64_t& row : contact.rows)
+            shift(row);
+    for (std::vector<int64_t>* rows :
+         {&world.lower_limit_row, &world.upper_limit_row, &world.drive_row, &world.mimic_rows})
+        for (int64_t& row : *rows)
+            shift(row);
+    for (std::array<int64_t, 3>& rows : world.connect_rows)
+        for (int64_t& row : rows)
+            shift(row);
+}
+
+// How far into the joined arrays a run of worlds starts.
+struct RunStart {
+    size_t world = 0, dof = 0, row = 0, value = 0;
+};
+
+RunStart run_end(const RunStart& start, const BuiltRows& run) {
+    return {start.world + run.dof_counts.size(), start.dof + run.unconstrained_velocity.size(),
+            start.row + run.bias.size(), start.value + run.jacobian.size()};
+}
+
+template <class T> void copy_into(const std::vector<T>& from, std::vector<T>& to, size_t at) {
+    std::copy(from.begin(), from.end(), to.begin() + long(at));
+}
+
+// Sizes `out` for the joined runs. Resizing instead of clearing and appending: a batch uploaded
+// every step keeps its sizes, and then nothing is filled twice.
+void size_joined(BuiltRows& out, const RunStart& total) {
+    out.dof_counts.resize(total.world);
+    out.row_counts.resize(total.world);
+    out.unconstrained_velocity.resize(total.dof);
+    out.block_offset.resize(2 * total.row);
+    out.block_length.resize(2 * total.row);
+    for (std::vector<double>* array : {&out.bias, &out.lower, &out.upper, &out.friction,
+                                       &out.regularization, &out.initial_impulse})
+        array->resize(total.row);
+    out.kind.resize(total.row);
+    out.normal_row.resize(total.row);
+    out.jacobian.resize(total.value);
+    out.response.resize(total.value);
+}
+
+void copy_run(const BuiltRows& run, const RunStart& at, BuiltRows& out) {
+    copy_into(run.dof_counts, out.dof_counts, at.world);
+    copy_into(run.row_counts, out.row_counts, at.world);
+    copy_into(run.unconstrained_velocity, out.unconstrained_velocity, at.dof);
+    copy_into(run.block_offset, out.block_offset, 2 * at.row);
+    copy_into(run.block_length, out.block_length, 2 * at.row);
+    copy_into(run.bias, out.bias, at.row);
+    copy_into(run.lower, out.lower, at.row);
+    copy_into(run.upper, out.upper, at.row);
+    copy_into(run.friction, out.friction, at.row);
+    copy_into(run.regularization, out.regularization, at.row);
+    copy_into(run.initial_impulse, out.initial_impulse, at.row);
+    copy_into(run.kind, out.kind, at.row);
+    copy_into(run.normal_row, out.normal_row, at.row);
+    copy_into(run.jacobian, out.jacobian, at.value);
+    copy_into(run.response, out.response, at.value);
+}
+
+// Every world's rows into `out`, in world order. With a pool of several threads the worlds are
+// built in contiguous runs, each into its own arrays (`runs`, kept for their memory), and then
+// joined: a world's rows do not depend on where it is built, so the result is the one-thread
+// result bit for bit. An invalid world fails the upload with the message one thread would give
+// (ThreadPool::for_each_run).
+void build_worlds(const steel_scene_desc& d, const SceneLayout& layout, SceneRecord& record,
+                  BuiltRows& out, ThreadPool* pool, std::vector<BuiltRows>* runs) {
+    const uint32_t worlds = d.world_count;
+    const uint32_t run_count = pool && runs ? pool->run_count(worlds) : 1;
+    if (run_count <= 1) {
+        out.clear();
+        reserve_rows(d, record, layout, 0, worlds, out);
+        for (uint32_t w = 0; w < worlds; ++w)
+            build_world(d, layout, w, record, out);
+        return;
+    }
+    runs->resize(run_count);
+    std::vector<uint32_t> first_world(run_count + 1, worlds);
+    pool->for_each_run(worlds, [&](uint32_t run, uint32_t first, uint32_t end) {
+        BuiltRows& built = (*runs)[run];
+        built.clear();
+        first_world[run] = first;
+        reserve_rows(d, record, layout, first, end, built);
+        for (uint32_t w = first; w < end; ++w)
+            build_world(d, layout, w, record, built);
+    });
+
+    std::vector<RunStart> start(run_count + 1);
+    for (uint32_t run = 0; run < run_count; ++run)
+        start[run + 1] = run_end(start[run], (*runs)[run]);
+    size_joined(out, start[run_count]);
+    pool->parallel_for(run_count, [&](uint32_t run, uint32_t) {
+        copy_run((*runs)[run], start[run], out);
+        for (uint32_t w = first_world[run]; w < first_world[run + 1]; ++w)
+            shift_rows(record.worlds[w], int64_t(start[run].row));
+    });
 }
 
 } // namespace
@@ -348,8 +938,8 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
 }
 
 void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count,
-                           SceneRecord& record, BuiltRows& out) {
-    out.clear();
+                           SceneRecord& record, BuiltRows& out, ThreadPool* pool,
+                           std::vector<BuiltRows>* runs) {
     if (d.world_count != batch_world_count)
         bad(format("world_count is %u but the batch has %u worlds", d.world_count,
                    batch_world_count));
@@ -363,7 +953,8 @@ void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count
         bad(format("friction_model = %d is not a STEEL_FRICTION_MODEL_* value", d.friction_model));
     if (d.drive_mode != STEEL_DRIVE_MODE_AUGMENTED && d.drive_mode != STEEL_DRIVE_MODE_ROWS)
         bad(format("drive_mode = %d is not a STEEL_DRIVE_MODE_* value", d.drive_mode));
-    const bool drive_rows = d.drive_mode == STEEL_DRIVE_MODE_ROWS;
+    SceneLayout layout;
+    layout.drive_rows = d.drive_mode == STEEL_DRIVE_MODE_ROWS;
     require(d.gravity, "gravity", "every world needs one");
     require(d.world_body_count, "world_body_count", "every world needs a body count");
     const uint32_t worlds = d.world_count;
@@ -374,7 +965,10 @@ void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count
     record.worlds.resize(worlds);
     record.world_body_offset.assign(worlds + 1, 0);
     record.world_contact_offset.assign(worlds + 1, 0);
-    std::vector<uint64_t> connect_offset(worlds + 1, 0), mimic_offset(worlds + 1, 0);
+    std::vector<uint64_t>& connect_offset = layout.connect_offset;
+    std::vector<uint64_t>& mimic_offset = layout.mimic_offset;
+    connect_offset.assign(worlds + 1, 0);
+    mimic_offset.assign(worlds + 1, 0);
     for (uint32_t w = 0; w < worlds; ++w) {
         record.world_body_offset[w + 1] = record.world_body_offset[w] + d.world_body_count[w];
         record.world_contact_offset[w + 1] =
@@ -456,8 +1050,8 @@ void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count
     if (record.world_position_offset[worlds] > 0)
         require(d.joint_position, "joint_position", "there are joints with position coordinates");
     if (joint_dofs > 0) require(d.joint_velocity, "joint_velocity", "there are joints with DOFs");
-    const bool drives = d.drive_stiffness || d.drive_damping;
-    if (drives) {
+    layout.drives = d.drive_stiffness || d.drive_damping;
+    if (layout.drives) {
         for (const auto& [pointer, name] :
              {std::pair<const void*, const char*>{d.drive_stiffness, "drive_stiffness"},
               {d.drive_damping, "drive_damping"},
@@ -468,486 +1062,7 @@ void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count
     if (d.joint_position)
         record.joint_position.assign(d.joint_position,
                                      d.joint_position + record.world_position_offset[worlds]);
-
-    reserve_rows(d, record, connect_offset, mimic_offset, drive_rows, out);
-    for (uint32_t w = 0; w < worlds; ++w) {
-        WorldRecord& world = record.worlds[w];
-        const uint64_t body0 = record.world_body_offset[w];
-        const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
-        const uint64_t dof0 = record.world_dof_offset[w],
-                       position0 = record.world_position_offset[w];
-        const Vec3 gravity = vec3(d.gravity + 3 * size_t(w));
-        for (int k = 0; k < 3; ++k)
-            finite(
-                d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
-
-        // Bodies and joints, grouped into articulations (a root joint and the bodies after it).
-        std::vector<Built> articulations;
-        std::vector<int32_t> body_articulation(body_count);
-        uint32_t dof = 0, position = 0;
-        // The step's velocity of every DOF: joint_velocity, or body_velocity for a standalone body.
-        std::vector<double> world_qd(record.world_dof_offset[w + 1] - dof0, 0.0);
-        std::vector<double> standalone_velocity;
-        for (uint32_t b = 0; b < body_count; ++b) {
-            const uint64_t g = body0 + b;
-            const auto place = [&] { return format("world %u, body %u", w, b); };
-            const int32_t parent = d.joint_parent[g];
-            if (parent >= int32_t(b) || parent < -1)
-                bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(),
-                           parent));
-            if (parent == -1) {
-                articulations.emplace_back();
-                articulations.back().record.first_body = b;
-                articulations.back().record.first_dof = dof;
-                articulations.back().record.first_position = position;
-            } else if (uint32_t(parent) < articulations.back().record.first_body) {
-                bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each "
-                           "articulation's "
-                           "bodies together, root first",
-                           place().c_str(), parent));
-            } else if (articulations.back().record.standalone) {
-                bad(format("%s: joint_parent = %d is a standalone body (STEEL_JOINT_NONE); joints "
-                           "cannot hang "
-                           "from it",
-                           place().c_str(), parent));
-            }
-            const bool standalone = d.joint_type[g] == STEEL_JOINT_NONE;
-            if (standalone && parent != -1)
-                bad(format(
-                    "%s: a standalone body (STEEL_JOINT_NONE) needs joint_parent = -1, not %d",
-                    place().c_str(), parent));
-            body_articulation[b] = int32_t(articulations.size() - 1);
-            ArticulationRecord& art = articulations.back().record;
-            BodyModel body;
-            body.mass = d.body_mass[g];
-            if (!(body.mass > 0) || !std::isfinite(body.mass))
-                bad(format("%s: body_mass = %g must be finite and > 0", place().c_str(),
-                           body.mass));
-            for (int k = 0; k < 3; ++k)
-                finite(d.body_com[3 * g + k], place, "body_com");
-            body.com = vec3(d.body_com + 3 * g);
-            const double* inertia = d.body_inertia + 6 * g;
-            for (int k = 0; k < 6; ++k)
-                finite(inertia[k], place, "body_inertia");
-            const double entries[9] = {inertia[0], inertia[3], inertia[4], inertia[3], inertia[1],
-                                       inertia[5], inertia[4], inertia[5], inertia[2]};
-            std::vector<double> check(entries, entries + 9);
-            if (!cholesky(check, 3))
-                bad(format("%s: body_inertia is not positive definite", place().c_str()));
-            std::copy(entries, entries + 9, body.inertia.m);
-            JointModel joint;
-            joint.type = standalone ? JointType::fixed : JointType(d.joint_type[g]);
-            joint.parent = parent < 0 ? -1 : parent - int32_t(art.first_body);
-            if (standalone) {
-                require(d.body_pose, "body_pose", "there are standalone bodies");
-                art.standalone = true;
-                art.flags = d.body_flags ? d.body_flags[g] : STEEL_BODY_DYNAMIC;
-                const Pose body_pose = pose(d.body_pose + 7 * g, place, "body_pose");
-                Vec3 com_velocity, angular;
-                if (art.flags != STEEL_BODY_STATIC) {
-                    require(d.body_velocity, "body_velocity",
-                            "there are dynamic or kinematic standalone bodies");
-                    for (int k = 0; k < 6; ++k)
-                        finite(d.body_velocity[6 * g + k], place, "body_velocity");
-                    com_velocity = vec3(d.body_velocity + 6 * g);
-                    angular = vec3(d.body_velocity + 6 * g + 3);
-                }
-                // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w
-                // x origin.
-                const Vec3 arm = rotation(body_pose.orientation) * body.com;
-                const Vec3 origin_velocity = com_velocity - cross(angular, arm);
-                joint.parent_frame = body_pose;
-                if (art.flags == STEEL_BODY_DYNAMIC) {
-                    joint.type = JointType::free;
-                    art.q = {0, 0, 0, 1, 0, 0, 0};
-                    standalone_velocity.assign({origin_velocity.x, origin_velocity.y,
-                                                origin_velocity.z, angular.x, angular.y,
-                                                angular.z});
-                } else if (art.flags == STEEL_BODY_KINEMATIC) {
-                    art.kinematic_velocity = {angular,
-                                              origin_velocity - cross(angular, body_pose.position)};
-                }
-                art.model.bodies.push_back(body);
-                art.model.joints.push_back(joint);
-                if (art.flags == STEEL_BODY_DYNAMIC)
-                    for (uint32_t k = 0; k < 6; ++k)
-                        world_qd[dof + k] = standalone_velocity[k];
-                dof += art.flags == STEEL_BODY_DYNAMIC ? 6 : 0;
-                continue;
-            }
-            if (joint.type == JointType::revolute || joint.type == JointType::prismatic) {
-                require(d.joint_axis, "joint_axis", "there are revolute or prismatic joints");
-                for (int k = 0; k < 3; ++k)
-                    finite(d.joint_axis[3 * g + k], place, "joint_axis");
-                joint.axis = vec3(d.joint_axis + 3 * g);
-                unit(joint.axis, place, "joint_axis");
-            }
-            joint.parent_frame = pose(d.joint_parent_frame + 7 * g, place, "joint_parent_frame");
-            joint.child_frame = pose(d.joint_child_frame + 7 * g, place, "joint_child_frame");
-            const uint32_t positions = joint_position_count(joint.type),
-                           dofs = joint_dof_count(joint.type);
-            for (uint32_t k = 0; k < positions; ++k)
-                finite(d.joint_position[position0 + position + k], place, "joint_position");
-            if (joint.type == JointType::ball || joint.type == JointType::free) {
-                double* q = record.joint_position.data() + position0 + position + positions - 4;
-                const Quat r = quat(q, place, "joint_position's quaternion");
-                q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
-            }
-            art.q.insert(art.q.end(), record.joint_position.begin() + long(position0 + position),
-                         record.joint_position.begin() + long(position0 + position + positions));
-            for (uint32_t k = 0; k < dofs; ++k) {
-                const uint64_t gk = dof0 + dof + k;
-                world_qd[dof + k] = d.joint_velocity[gk];
-                const auto dof_place = [&] { return format("world %u, body %u, DOF %u", w, b, k); };
-                finite(d.joint_velocity[gk], dof_place, "joint_velocity");
-                if (d.joint_armature &&
-                    !(d.joint_armature[gk] >= 0 && std::isfinite(d.joint_armature[gk])))
-                    bad(format("%s: joint_armature = %g must be finite and >= 0",
-                               dof_place().c_str(), d.joint_armature[gk]));
-                if (d.joint_damping &&
-                    !(d.joint_damping[gk] >= 0 && std::isfinite(d.joint_damping[gk])))
-                    bad(format("%s: joint_damping = %g must be finite and >= 0",
-                               dof_place().c_str(), d.joint_damping[gk]));
-                const double lower = d.joint_lower ? d.joint_lower[gk] : -INFINITY;
-                const double upper = d.joint_upper ? d.joint_upper[gk] : INFINITY;
-                if (std::isnan(lower) || std::isnan(upper) || !(lower <= upper) ||
-                    lower == INFINITY || upper == -INFINITY)
-                    bad(format("%s: joint limits [%g, %g] are not an interval", dof_place().c_str(),
-                               lower, upper));
-                if (dofs != 1 && (std::isfinite(lower) || std::isfinite(upper)))
-                    bad(format("%s: joint limits apply to revolute and prismatic joints only",
-                               dof_place().c_str()));
-                if (drives) {
-                    const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
-                    if (!(kp >= 0) || !(kd >= 0) || !std::isfinite(kp) || !std::isfinite(kd))
-                        bad(format("%s: drive gains kp = %g, kd = %g must be finite and >= 0",
-                                   dof_place().c_str(), kp, kd));
-                    if (dofs != 1 && (kp > 0 || kd > 0))
-                        bad(format("%s: drives apply to revolute and prismatic joints only",
-                                   dof_place().c_str()));
-                    finite(d.drive_target_position[gk], dof_place, "drive_target_position");
-                    finite(d.drive_target_velocity[gk], dof_place, "drive_target_velocity");
-                }
-                if (d.drive_effort_limit) {
-                    const double effort = d.drive_effort_limit[gk];
-                    if (!(effort > 0))
-                        bad(format("%s: drive_effort_limit = %g must be > 0", dof_place().c_str(),
-                                   effort));
-                    if (std::isfinite(effort) && !drive_rows)
-                        bad(format("%s: drive_effort_limit = %g needs drive_mode = "
-                                   "STEEL_DRIVE_MODE_ROWS (an "
-                                   "augmented drive lives inside H~ and cannot be clamped)",
-                                   dof_place().c_str(), effort));
-                }
-                if (d.joint_velocity_limit && !(d.joint_velocity_limit[gk] > 0))
-                    bad(format("%s: joint_velocity_limit = %g must be > 0", dof_place().c_str(),
-                               d.joint_velocity_limit[gk]));
-            }
-            if (d.external_force)
-                for (int k = 0; k < 6; ++k)
-                    finite(d.external_force[6 * g + k], place, "external_force");
-            art.model.bodies.push_back(body);
-            art.model.joints.push_back(joint);
-            dof += dofs;
-            position += positions;
-        }
-
-        // Dynamics per articulation: H~, its factor, and v-hat.
-        out.dof_counts.push_back(dof);
-        out.row_counts.push_back(0);
-        const size_t velocity0 = out.unconstrained_velocity.size();
-        out.unconstrained_velocity.resize(velocity0 + dof);
-        for (Built& built : articulations) {
-            ArticulationRecord& art = built.record;
-            art.model.finalize();
-            const uint32_t n = art.model.dof_count();
-            const std::vector<double>& q = art.q;
-            art.kinematics = forward_kinematics(art.model, q);
-            const std::vector<double> qd(world_qd.begin() + art.first_dof,
-                                         world_qd.begin() + art.first_dof + n);
-            std::vector<Spatial> external;
-            if (d.external_force)
-                for (uint32_t b = 0; b < art.model.bodies.size(); ++b) {
-                    const double* f = d.external_force + 6 * (body0 + art.first_body + b);
-                    const Vec3 force = vec3(f), torque = vec3(f + 3);
-                    const Vec3 com = art.kinematics.body_inertia[b].com;
-                    external.push_back({torque + cross(com, force), force});
-                }
-            const std::vector<double> bias = inverse_dynamics(
-                art.model, art.kinematics, qd, std::vector<double>(n, 0.0), gravity, external);
-            built.factor = mass_matrix(art.model, art.kinematics);
-            std::vector<double> force(n);
-            art.augmentation.assign(n, 0.0);
-            for (uint32_t k = 0; k < n; ++k) {
-                const uint64_t gk = dof0 + art.first_dof + k;
-                const double armature = d.joint_armature ? d.joint_armature[gk] : 0.0;
-                const double damping = d.joint_damping ? d.joint_damping[gk] : 0.0;
-                // With drive rows the drive is a row, not part of H~.
-                const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
-                const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
-                art.augmentation[k] = armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
-                built.factor[size_t(k) * n + k] += art.augmentation[k];
-                double f = -bias[k] - damping * qd[k];
-                if (kp > 0 || kd > 0) {
-                    // The joint's own position coordinate (1-DOF joints only carry drives).
-                    uint32_t joint = 0;
-                    while (art.model.dof_offset[joint + 1] <= k)
-                        ++joint;
-                    const double qk = q[art.model.position_offset[joint]];
-                    f += kp * (d.drive_target_position[gk] - qk - d.dt * qd[k]) +
-                         kd * (d.drive_target_velocity[gk] - qd[k]);
-                }
-                force[k] = f;
-            }
-            if (!cholesky(built.factor, n))
-                bad(format("world %u, articulation rooted at body %u: H~ is not positive definite",
-                           w, art.first_body));
-            cholesky_solve(built.factor, n, force.data());
-            for (uint32_t k = 0; k < n; ++k)
-                out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
-        }
-
-        WorldBuilder rows(out, articulations, body_articulation, world);
-        const uint64_t row_base = out.bias.size();
-        const double* qd_world = world_qd.data();
-        const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place,
-                                       const char* field) {
-            if (body < (allow_world ? -1 : 0) || body >= int32_t(body_count))
-                bad(format("%s: %s = %d is not a body of the world (%u bodies%s)", place().c_str(),
-                           field, body, body_count, allow_world ? ", or -1" : ""));
-        };
-
-        // Contacts: a normal row, then two friction rows.
-        const uint64_t contact0 = record.world_contact_offset[w];
-        const uint32_t contacts = uint32_t(record.world_contact_offset[w + 1] - contact0);
-        for (uint32_t c = 0; c < contacts; ++c) {
-            const uint64_t g = contact0 + c;
-            const auto place = [&] { return format("world %u, contact %u", w, c); };
-            const int32_t a = d.contact_body_a[g], b = d.contact_body_b[g];
-            body_in_world(a, true, place, "contact_body_a");
-            body_in_world(b, true, place, "contact_body_b");
-            if (a == b)
-                bad(format("%s: contact_body_a and contact_body_b are both %d", place().c_str(),
-                           a));
-            for (int k = 0; k < 3; ++k) {
-                finite(d.contact_point[3 * g + k], place, "contact_point");
-                finite(d.contact_normal[3 * g + k], place, "contact_normal");
-            }
-            const Vec3 p = vec3(d.contact_point + 3 * g), n = vec3(d.contact_normal + 3 * g);
-            unit(n, place, "contact_normal");
-            const double distance = d.contact_distance[g], mu = d.contact_friction[g];
-            finite(distance, place, "contact_distance");
-            if (!(mu >= 0) || !std::isfinite(mu))
-                bad(format("%s: contact_friction = %g must be finite and >= 0", place().c_str(),
-                           mu));
-            const double e = d.contact_restitution ? d.contact_restitution[g] : 0.0;
-            if (!(e >= 0 && e <= 1))
-                bad(format("%s: contact_restitution = %g must be in [0, 1]", place().c_str(), e));
-
-            const auto side_along = [&](int32_t body, Vec3 direction) {
-                return rows.point_side(body, p, direction);
-            };
-            // A kinematic body's known motion enters the row as bias: n . v_kinematic(p).
-            const auto kinematic_rate = [&](int32_t body, Vec3 direction) {
-                if (body < 0) return 0.0;
-                const ArticulationRecord& art = rows.articulation_of(body);
-                if (!art.standalone || art.flags != STEEL_BODY_KINEMATIC) return 0.0;
-                return dot(direction, point_velocity(art.kinematic_velocity, p));
-            };
-            const Side na = side_along(a, n), nb = side_along(b, -n);
-            const double kinematic_normal = kinematic_rate(a, n) + kinematic_rate(b, -n);
-            double bias = positional_bias(distance, d.dt, d.baumgarte);
-            const double approach =
-                rows.rate(na, nb, qd_world) + kinematic_rate(a, n) + kinematic_rate(b, -n);
-            // Restitution only for a contact that closes within this step: a corner still far
-            // away must not bounce in mid-air however fast it falls.
-            if (e > 0 && approach < -d.restitution_threshold && distance + approach * d.dt <= 0)
-                bias = std::min(bias, e * approach);
-            bias += kinematic_normal;
-            ContactRecord contact;
-            contact.normal = n;
-            contact.tangent1 = first_tangent(n);
-            contact.tangent2 = cross(n, contact.tangent1);
-            const int32_t normal =
-                rows.add_row(na, nb, bias, STEEL_ROW_CONTACT_NORMAL, 0, 0, -1, 0);
-            contact.rows[0] = normal >= 0 ? int64_t(row_base) + normal : -1;
-            if (normal >= 0) {
-                const int32_t friction_kind = d.friction_model == STEEL_FRICTION_MODEL_CONE
-                                                  ? STEEL_ROW_FRICTION_CONE
-                                                  : STEEL_ROW_FRICTION_BOX;
-                Side t1a = side_along(a, contact.tangent1), t1b = side_along(b, -contact.tangent1);
-                Side t2a = side_along(a, contact.tangent2), t2b = side_along(b, -contact.tangent2);
-                // A cone pair needs both tangents; a direction that cannot move makes it a box row.
-                const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE &&
-                                  rows.can_act(t1a, t1b) && rows.can_act(t2a, t2b);
-                const int32_t kind = pair ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
-                const Vec3 t1 = contact.tangent1, t2 = contact.tangent2;
-                const int32_t first =
-                    rows.add_row(t1a, t1b, kinematic_rate(a, t1) + kinematic_rate(b, -t1), kind, 0,
-                                 0, normal, mu);
-                const int32_t second =
-                    rows.add_row(t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0,
-                                 0, normal, mu);
-                contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
-                contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
-            }
-            world.contacts.push_back(contact);
-        }
-
-        // Joint limits: a [0, inf) row per finite bound, speculative while the joint is inside.
-        world.lower_limit_row.assign(dof, -1);
-        world.upper_limit_row.assign(dof, -1);
-        if (d.joint_lower || d.joint_upper)
-            for (const Built& built : articulations) {
-                const ArticulationRecord& art = built.record;
-                for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
-                    if (joint_dof_count(art.model.joints[j].type) != 1) continue;
-                    const uint32_t k = art.first_dof + art.model.dof_offset[j];
-                    const double qk = art.q[art.model.position_offset[j]];
-                    const double lower = d.joint_lower ? d.joint_lower[dof0 + k] : -INFINITY;
-                    const double upper = d.joint_upper ? d.joint_upper[dof0 + k] : INFINITY;
-                    for (int sign : {1, -1}) {
-                        const double bound = sign > 0 ? lower : upper;
-                        if (!std::isfinite(bound)) continue;
-                        Side s = rows.side(int32_t(art.first_body + j));
-                        s.jacobian[art.model.dof_offset[j]] = sign;
-                        const double gap = sign * (qk - bound);
-                        const int32_t row =
-                            rows.add_row(s, Side{}, positional_bias(gap, d.dt, d.baumgarte),
-                                         STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
-                        (sign > 0 ? world.lower_limit_row : world.upper_limit_row)[k] =
-                            row >= 0 ? int64_t(row_base) + row : -1;
-                    }
-                }
-            }
-
-        // Velocity limits: qd' <= limit and -qd' <= limit, as [0, inf) rows.
-        if (d.joint_velocity_limit)
-            for (const Built& built : articulations) {
-                const ArticulationRecord& art = built.record;
-                for (uint32_t k = 0; k < art.model.dof_count(); ++k) {
-                    const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
-                    if (!std::isfinite(limit)) continue;
-                    uint32_t joint = 0;
-                    while (art.model.dof_offset[joint + 1] <= k)
-                        ++joint;
-                    for (double sign : {1.0, -1.0}) {
-                        Side s = rows.side(int32_t(art.first_body + joint));
-                        s.jacobian[k] = sign;
-                        rows.add_row(s, Side{}, limit, STEEL_ROW_BOUNDED, 0.0, INFINITY, -1, 0);
-                    }
-                }
-            }
-
-        // Drive rows (drive_mode ROWS): lambda = dt f is the soft row
-        //   qd' - (kp (target_q - q) + kd target_qd) / (dt kp + kd) + c lambda = 0,
-        //   c = 1 / (dt (dt kp + kd)),
-        // the same equation the augmented H~ solves, clamped to +-dt * effort limit.
-        world.drive_row.assign(dof, -1);
-        if (drives && drive_rows)
-            for (const Built& built : articulations) {
-                const ArticulationRecord& art = built.record;
-                for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
-                    if (joint_dof_count(art.model.joints[j].type) != 1) continue;
-                    const uint32_t k = art.first_dof + art.model.dof_offset[j];
-                    const uint64_t gk = dof0 + k;
-                    const double kp = d.drive_stiffness[gk], kd = d.drive_damping[gk];
-                    if (!(kp > 0 || kd > 0)) continue;
-                    const double qk = art.q[art.model.position_offset[j]];
-                    const double gain = d.dt * kp + kd;
-                    const double target = (kp * (d.drive_target_position[gk] - qk) +
-                                           kd * d.drive_target_velocity[gk]) /
-                                          gain;
-                    const double effort =
-                        d.drive_effort_limit ? d.drive_effort_limit[gk] : INFINITY;
-                    Side s = rows.side(int32_t(art.first_body + j));
-                    s.jacobian[art.model.dof_offset[j]] = 1.0;
-                    const int32_t row = rows.add_row(
-                        s, Side{}, -target,
-                        std::isfinite(effort) ? STEEL_ROW_BOUNDED : STEEL_ROW_BILATERAL,
-                        -d.dt * effort, d.dt * effort, -1, 0, 1.0 / (d.dt * gain));
-                    world.drive_row[k] = row >= 0 ? int64_t(row_base) + row : -1;
-                }
-            }
-
-        // Connect constraints: three bilateral rows holding two points together.
-        for (uint64_t g = connect_offset[w]; g < connect_offset[w + 1]; ++g) {
-            const auto place = [&] {
-                return format("world %u, connect %" PRIu64, w, g - connect_offset[w]);
-            };
-            const int32_t a = d.connect_body_a[g], b = d.connect_body_b[g];
-            body_in_world(a, false, place, "connect_body_a");
-            body_in_world(b, true, place, "connect_body_b");
-            if (a == b)
-                bad(format("%s: connect_body_a and connect_body_b are both %d", place().c_str(),
-                           a));
-            for (int k = 0; k < 3; ++k) {
-                finite(d.connect_point_a[3 * g + k], place, "connect_point_a");
-                finite(d.connect_point_b[3 * g + k], place, "connect_point_b");
-            }
-            const Vec3 pa = apply(rows.articulation_of(a).kinematics.body_pose[rows.local_body(a)],
-                                  vec3(d.connect_point_a + 3 * g));
-            const Vec3 pb =
-                b < 0 ? vec3(d.connect_point_b + 3 * g)
-                      : apply(rows.articulation_of(b).kinematics.body_pose[rows.local_body(b)],
-                              vec3(d.connect_point_b + 3 * g));
-            const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-            world.connect_rows.push_back({-1, -1, -1});
-            for (int axis = 0; axis < 3; ++axis) {
-                const Vec3& e = axes[axis];
-                const Side sa = rows.point_side(a, pa, e), sb = rows.point_side(b, pb, -e);
-                double kinematic = 0;
-                const ArticulationRecord& art_a = rows.articulation_of(a);
-                if (art_a.standalone && art_a.flags == STEEL_BODY_KINEMATIC)
-                    kinematic += dot(e, point_velocity(art_a.kinematic_velocity, pa));
-                if (b >= 0) {
-                    const ArticulationRecord& art_b = rows.articulation_of(b);
-                    if (art_b.standalone && art_b.flags == STEEL_BODY_KINEMATIC)
-                        kinematic -= dot(e, point_velocity(art_b.kinematic_velocity, pb));
-                }
-                const int32_t row =
-                    rows.add_row(sa, sb, d.baumgarte * dot(e, pa - pb) / d.dt + kinematic,
-                                 STEEL_ROW_BILATERAL, 0, 0, -1, 0);
-                world.connect_rows.back()[size_t(axis)] = row >= 0 ? int64_t(row_base) + row : -1;
-            }
-        }
-
-        // Mimic constraints: q_a - ratio q_b - offset = 0.
-        for (uint64_t g = mimic_offset[w]; g < mimic_offset[w + 1]; ++g) {
-            const auto place = [&] {
-                return format("world %u, mimic %" PRIu64, w, g - mimic_offset[w]);
-            };
-            const int32_t a = d.mimic_joint_a[g], b = d.mimic_joint_b[g];
-            body_in_world(a, false, place, "mimic_joint_a");
-            body_in_world(b, false, place, "mimic_joint_b");
-            if (a == b)
-                bad(format("%s: mimic_joint_a and mimic_joint_b are both %d", place().c_str(), a));
-            const double ratio = d.mimic_ratio[g], offset = d.mimic_offset[g];
-            finite(ratio, place, "mimic_ratio");
-            finite(offset, place, "mimic_offset");
-            double value[2];
-            Side sides[2];
-            for (int k = 0; k < 2; ++k) {
-                const int32_t body = k == 0 ? a : b;
-                const ArticulationRecord& art = rows.articulation_of(body);
-                const uint32_t local = uint32_t(rows.local_body(body));
-                if (joint_dof_count(art.model.joints[local].type) != 1)
-                    bad(format(
-                        "%s: body %d's joint has %u DOFs; mimic needs revolute or prismatic joints",
-                        place().c_str(), body, joint_dof_count(art.model.joints[local].type)));
-                value[k] = art.q[art.model.position_offset[local]];
-                sides[k] = rows.side(body);
-                sides[k].jacobian[art.model.dof_offset[local]] = k == 0 ? 1.0 : -ratio;
-            }
-            const double error = value[0] - ratio * value[1] - offset;
-            const int32_t row = rows.add_row(sides[0], sides[1], d.baumgarte * error / d.dt,
-                                             STEEL_ROW_BILATERAL, 0, 0, -1, 0);
-            world.mimic_rows.push_back(row >= 0 ? int64_t(row_base) + row : -1);
-        }
-        world.articulations.reserve(articulations.size());
-        for (Built& built : articulations)
-            world.articulations.push_back(std::move(built.record));
-    }
+    build_worlds(d, layout, record, out, pool, runs);
 }
 
 } // namespace steel::scene

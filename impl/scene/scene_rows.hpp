@@ -11,6 +11,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace steel {
+class ThreadPool;
+}
+
 namespace steel::scene {
 
 // The rows of a scene, shaped like a steel_rows_desc (which points into these arrays).
@@ -30,9 +34,12 @@ struct BuiltRows {
 BuiltRows build_scene_rows(const steel_scene_desc& scene, uint32_t batch_world_count,
                            SceneRecord& record);
 
-// The same into `out`, emptied first but keeping its memory: a batch uploaded every step builds
-// into the arrays of its previous upload instead of faulting in fresh pages each time.
+// The same into `out`, keeping its memory: a batch uploaded every step builds into the arrays
+// of its previous upload instead of faulting in fresh pages each time. Given a pool of several
+// threads and `runs` (kept for their memory too), the worlds are built on the pool in runs and
+// joined, with the one-thread result bit for bit.
 void build_scene_rows_into(const steel_scene_desc& scene, uint32_t batch_world_count,
-                           SceneRecord& record, BuiltRows& out);
+                           SceneRecord& record, BuiltRows& out, ThreadPool* pool = nullptr,
+                           std::vector<BuiltRows>* runs = nullptr);
 
 } // namespace steel::scene
