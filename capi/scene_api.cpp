@@ -80,10 +80,17 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
         const steel_scene_desc desc = read_versioned(scene_in, default_scene(), where, "steel_scene_desc");
-        auto record = std::make_unique<scene::SceneRecord>();
-        scene::build_scene_rows_into(desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
-        const steel_rows_desc rows = b.scene_rows.desc();
-        replace_rows(b, rows);
+        // Into the spare record's memory; on failure it stays the spare, and the batch as it was.
+        std::unique_ptr<scene::SceneRecord> record = std::move(b.spare_scene);
+        if (!record) record = std::make_unique<scene::SceneRecord>();
+        try {
+            scene::build_scene_rows_into(desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
+            replace_rows(b, b.scene_rows.desc());
+        } catch (...) {
+            b.spare_scene = std::move(record);
+            throw;
+        }
+        b.spare_scene = std::move(b.scene);
         b.scene = std::move(record);
         cuda::rows_changed(b);
     });

@@ -19,7 +19,8 @@ void replace_rows(Batch& batch, const steel_rows_desc& rows) {
             // Into the spare arrays (the rows before the current ones), so that a batch uploaded
             // every step reuses its memory instead of faulting in fresh pages each time.
             build_row_set_into<Real>(rows, batch.desc.world_count, batch.options.cfm,
-                                     batch.options.contact_regularization, state.spare_rows);
+                                     batch.options.contact_regularization, state.spare_rows,
+                                     &batch.pool);
             // Only now, with everything valid, does the batch change.
             std::swap(state.rows, state.spare_rows);
             state.has_rows = true;

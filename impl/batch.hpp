@@ -51,6 +51,9 @@ struct Batch {
     steel_solve_options options;
     std::variant<BatchState<float>, BatchState<double>> state;
     std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
+    // The record of the scene upload before, kept for its memory: the next scene upload builds
+    // into it. Never read otherwise.
+    std::unique_ptr<scene::SceneRecord> spare_scene;
     // The last scene upload's rows in float64, before the batch's precision: kept only for their
     // memory, which the next scene upload builds into (scene_rows.hpp). Never read otherwise: a
     // failed upload leaves them half built.

@@ -2,8 +2,10 @@
 
 #include "error.hpp"
 #include "row_update.hpp"
+#include "thread_pool.hpp"
 #include "world_rows.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <limits>
@@ -42,62 +44,199 @@ template <class T> void require(const T* pointer, const char* field, const char*
 }
 
 // FRICTION_CONE rows come in consecutive pairs naming the same normal row and friction.
-template <class Real> void check_cone_pairs(const RowSet<Real>& set) {
-    for (uint32_t w = 0; w < set.world_count; ++w) {
-        const uint32_t m = set.row_count(w);
-        for (uint32_t i = 0; i < m; ++i) {
-            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            if (set.kind[r] != STEEL_ROW_FRICTION_CONE) continue;
-            if (i + 1 >= m || set.kind[r + 1] != STEEL_ROW_FRICTION_CONE)
-                bad(format("%s: a FRICTION_CONE row must be followed by its partner, another FRICTION_CONE row",
-                           row_place(w, i, r).c_str()));
-            if (set.normal_row[r + 1] != set.normal_row[r] || set.friction[r + 1] != set.friction[r])
-                bad(format("%s: the FRICTION_CONE pair's second row has normal_row = %d and friction = %g, "
-                           "the first %d and %g; they must match",
-                           row_place(w, i + 1, r + 1).c_str(), set.normal_row[r + 1], double(set.friction[r + 1]),
-                           set.normal_row[r], double(set.friction[r])));
-            ++i; // the partner
+template <class Real> void check_cone_pairs(const RowSet<Real>& set, uint32_t w) {
+    const uint32_t m = set.row_count(w);
+    for (uint32_t i = 0; i < m; ++i) {
+        const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+        if (set.kind[r] != STEEL_ROW_FRICTION_CONE) continue;
+        if (i + 1 >= m || set.kind[r + 1] != STEEL_ROW_FRICTION_CONE)
+            bad(format("%s: a FRICTION_CONE row must be followed by its partner, another FRICTION_CONE row",
+                       row_place(w, i, r).c_str()));
+        if (set.normal_row[r + 1] != set.normal_row[r] || set.friction[r + 1] != set.friction[r])
+            bad(format("%s: the FRICTION_CONE pair's second row has normal_row = %d and friction = %g, "
+                       "the first %d and %g; they must match",
+                       row_place(w, i + 1, r + 1).c_str(), set.normal_row[r + 1], double(set.friction[r + 1]),
+                       set.normal_row[r], double(set.friction[r])));
+        ++i; // the partner
+    }
+}
+
+// The off-diagonal entries of each cone pair's 2x2 block of A in world w (0 for other rows),
+// through a dense scratch vector, and a check that the block (with its regularization) is
+// positive definite.
+template <class Real> void compute_cone_cross_terms(RowSet<Real>& set, uint32_t w, std::vector<Real>& column) {
+    const WorldRows<Real> rows = world_rows(set, w);
+    const uint64_t row0 = set.world_row_offset[w];
+    std::fill(set.cone_cross_01.begin() + long(row0), set.cone_cross_01.begin() + long(row0 + rows.row_count), Real(0));
+    std::fill(set.cone_cross_10.begin() + long(row0), set.cone_cross_10.begin() + long(row0 + rows.row_count), Real(0));
+    for (uint32_t i = 0; i + 1 < rows.row_count; ++i) {
+        if (rows.kind[i] != STEEL_ROW_FRICTION_CONE) continue;
+        column.assign(rows.dof_count, Real(0));
+        const uint64_t r = row0 + uint64_t(i);
+        row_axpy(rows, i + 1, rows.response, Real(1), column.data());
+        set.cone_cross_01[r] = row_dot(rows, i, rows.jacobian, column.data());
+        column.assign(rows.dof_count, Real(0));
+        row_axpy(rows, i, rows.response, Real(1), column.data());
+        set.cone_cross_10[r] = row_dot(rows, i + 1, rows.jacobian, column.data());
+        const Real a00 = set.jy[r] + set.regularization[r], a11 = set.jy[r + 1] + set.regularization[r + 1];
+        const Real det = a00 * a11 - set.cone_cross_01[r] * set.cone_cross_10[r];
+        // Relative: tangents a hair from parallel give a determinant of rounding size, and
+        // every block step would amplify rounding by its inverse (found by fuzz_paths_agree).
+        const Real relative_floor = sizeof(Real) == 4 ? Real(1e-5) : Real(1e-12);
+        if (!(a00 > 0) || !(det > relative_floor * a00 * a11) || !std::isfinite(det))
+            bad(format("%s: the FRICTION_CONE pair's 2x2 block of A has determinant %g; it must be positive "
+                       "definite and not nearly singular (are the two tangent rows parallel?)",
+                       row_place(w, i, r).c_str(), double(det)));
+        ++i;
+    }
+}
+
+// World w's v-hat, each value checked finite in the batch's precision.
+template <class Real> void copy_velocity(const steel_rows_desc& desc, RowSet<Real>& set, uint32_t w) {
+    for (uint32_t k = 0; k < desc.world_dof_counts[w]; ++k) {
+        const uint64_t dof = set.world_dof_offset[w] + uint64_t(k);
+        set.unconstrained_velocity[dof] = finite_value<Real>(
+            desc.unconstrained_velocity[dof], [&] { return format("world %u, dof %u: unconstrained_velocity", w, k); });
+    }
+}
+
+// World w's structure (blocks, kinds, bounds, friction rows' normals), checked, with every
+// structural array of its rows written (defaults where a kind has no value). value_offset must
+// be set already.
+template <class Real> void copy_structure(const steel_rows_desc& desc, RowSet<Real>& set, uint32_t w) {
+    const uint32_t n = desc.world_dof_counts[w];
+    const uint32_t m = desc.world_row_counts[w];
+    for (uint32_t i = 0; i < m; ++i) {
+        const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+        const auto place = [&] { return row_place(w, i, r); };
+        uint64_t begin[2], end[2];
+        for (int k = 0; k < 2; ++k) {
+            const uint32_t length = desc.block_length[2 * r + k];
+            begin[k] = desc.block_offset[2 * r + k];
+            end[k] = begin[k] + length;
+            if (length > 0 && end[k] > n)
+                bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64 ") but the world has %u", place().c_str(),
+                           k, begin[k], end[k], n));
+            // An unused block (length 0) may carry any offset in the upload; store 0 so the
+            // kernels never form a pointer outside the world's arrays (x + offset is computed
+            // before the length is looked at). Found by fuzz/fuzz_solve_rows.
+            set.block_length[2 * r + k] = length;
+            set.block_offset[2 * r + k] = length > 0 ? uint32_t(begin[k]) : 0;
+        }
+        if (desc.block_length[2 * r] > 0 && desc.block_length[2 * r + 1] > 0 && begin[0] < end[1] && begin[1] < end[0])
+            bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64 ") overlap",
+                       place().c_str(), begin[0], end[0], begin[1], end[1]));
+        if (set.value_offset[r + 1] > desc.value_count)
+            bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values", place().c_str(),
+                       desc.value_count));
+
+        const int32_t kind = desc.kind[r];
+        set.kind[r] = kind;
+        if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_CONE)
+            bad(format("%s: kind = %d is not a STEEL_ROW_* value", place().c_str(), kind));
+        set.lower[r] = Real(0);
+        set.upper[r] = Real(0);
+        if (kind == STEEL_ROW_BOUNDED) {
+            require(desc.lower, "lower", "there are BOUNDED rows");
+            require(desc.upper, "upper", "there are BOUNDED rows");
+            const double lo = desc.lower[r], hi = desc.upper[r];
+            if (std::isnan(lo)) bad(format("%s: lower is NaN", place().c_str()));
+            if (std::isnan(hi)) bad(format("%s: upper is NaN", place().c_str()));
+            if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place().c_str(), lo, hi));
+            if (lo == INFINITY || hi == -INFINITY)
+                bad(format("%s: the bounds [%g, %g] admit no impulse", place().c_str(), lo, hi));
+            set.lower[r] = Real(lo);
+            set.upper[r] = Real(hi);
+        }
+        set.normal_row[r] = -1;
+        set.friction[r] = Real(0);
+        if (kind == STEEL_ROW_FRICTION_BOX || kind == STEEL_ROW_FRICTION_CONE) {
+            require(desc.normal_row, "normal_row", "there are friction rows");
+            require(desc.friction, "friction", "there are friction rows");
+            const int32_t normal = desc.normal_row[r];
+            if (normal < 0 || uint32_t(normal) >= m)
+                bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place().c_str(), normal, m));
+            const int32_t normal_kind = desc.kind[set.world_row_offset[w] + uint64_t(normal)];
+            if (normal_kind != STEEL_ROW_CONTACT_NORMAL)
+                bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL", place().c_str(),
+                           normal, normal_kind));
+            const double mu = desc.friction[r];
+            if (!std::isfinite(mu) || mu < 0)
+                bad(format("%s: friction = %g must be finite and >= 0", place().c_str(), mu));
+            set.normal_row[r] = normal;
+            set.friction[r] = finite_value<Real>(mu, [&] { return place() + ": friction"; });
         }
     }
 }
 
-// The off-diagonal entries of each cone pair's 2x2 block of A, through a dense scratch vector,
-// and a check that the block (with its regularization) is positive definite.
-template <class Real> void compute_cone_cross_terms(RowSet<Real>& set) {
-    const uint64_t total_rows = set.total_rows();
-    set.cone_cross_01.assign(total_rows, Real(0));
-    set.cone_cross_10.assign(total_rows, Real(0));
-    std::vector<Real> column;
-    for (uint32_t w = 0; w < set.world_count; ++w) {
-        const WorldRows<Real> rows = world_rows(set, w);
-        for (uint32_t i = 0; i + 1 < rows.row_count; ++i) {
-            if (rows.kind[i] != STEEL_ROW_FRICTION_CONE) continue;
-            column.assign(rows.dof_count, Real(0));
-            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            row_axpy(rows, i + 1, rows.response, Real(1), column.data());
-            set.cone_cross_01[r] = row_dot(rows, i, rows.jacobian, column.data());
-            column.assign(rows.dof_count, Real(0));
-            row_axpy(rows, i, rows.response, Real(1), column.data());
-            set.cone_cross_10[r] = row_dot(rows, i + 1, rows.jacobian, column.data());
-            const Real a00 = set.jy[r] + set.regularization[r], a11 = set.jy[r + 1] + set.regularization[r + 1];
-            const Real det = a00 * a11 - set.cone_cross_01[r] * set.cone_cross_10[r];
-            // Relative: tangents a hair from parallel give a determinant of rounding size, and
-            // every block step would amplify rounding by its inverse (found by fuzz_paths_agree).
-            const Real relative_floor = sizeof(Real) == 4 ? Real(1e-5) : Real(1e-12);
-            if (!(a00 > 0) || !(det > relative_floor * a00 * a11) || !std::isfinite(det))
-                bad(format("%s: the FRICTION_CONE pair's 2x2 block of A has determinant %g; it must be positive "
-                           "definite and not nearly singular (are the two tangent rows parallel?)",
-                           row_place(w, i, r).c_str(), double(det)));
-            ++i;
+// World w's numbers, each checked finite in the batch's precision, and J.Y of its rows.
+template <class Real> void copy_numbers(const steel_rows_desc& desc, RowSet<Real>& set, uint32_t w) {
+    for (uint32_t i = 0; i < desc.world_row_counts[w]; ++i) {
+        const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+        const auto place = [&] { return row_place(w, i, r); };
+        for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v) {
+            const uint64_t local = v - set.value_offset[r];
+            set.jacobian[v] = finite_value<Real>(desc.jacobian[v],
+                                                 [&] { return place() + format(": jacobian[%" PRIu64 "]", local); });
+            set.response[v] = finite_value<Real>(desc.response[v],
+                                                 [&] { return place() + format(": response[%" PRIu64 "]", local); });
         }
+        set.bias[r] = finite_value<Real>(desc.bias[r], [&] { return place() + ": bias"; });
+        set.regularization[r] = Real(0);
+        if (desc.regularization) {
+            const double c = desc.regularization[r];
+            if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place().c_str(), c));
+            set.regularization[r] = finite_value<Real>(c, [&] { return place() + ": regularization"; });
+        }
+        set.initial_impulse[r] =
+            desc.initial_impulse
+                ? finite_value<Real>(desc.initial_impulse[r], [&] { return place() + ": initial_impulse"; })
+                : Real(0);
+        // J.Y: J and Y share the row's layout, so it is a plain dot product of the two value runs.
+        Real sum = 0;
+        for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v)
+            sum += set.jacobian[v] * set.response[v];
+        set.jy[r] = sum;
     }
+}
+
+template <class Real>
+void check_world_denominators(const RowSet<Real>& set, uint32_t w, double cfm, double contact_regularization,
+                              const char* where) {
+    for (uint32_t i = 0; i < set.row_count(w); ++i) {
+        const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+        // The same choice of c and d the row update makes (row_update.hpp).
+        Real c = set.regularization[r];
+        if (c == 0 && set.kind[r] == STEEL_ROW_CONTACT_NORMAL) c = Real(contact_regularization);
+        const bool cone = set.kind[r] == STEEL_ROW_FRICTION_CONE;
+        const Real d = cone ? set.jy[r] + c : row_denominator(set.jy[r], c, Real(cfm));
+        if (!(d > 0) || !std::isfinite(d))
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: %s: J.Y + %s = %g must be positive and finite (J.Y = %g; is Y = H^-1 J^T?)", where,
+                        row_place(w, i, r).c_str(), c > 0 || cone ? "regularization" : "cfm", double(d),
+                        double(set.jy[r])));
+    }
+}
+
+// Calls phase(w, thread) for every world: in runs on the pool (ThreadPool::for_each_run, which
+// reports the first bad world whatever the thread count), or in order on this thread.
+template <class Phase> void for_each_world(ThreadPool* pool, uint32_t world_count, const Phase& phase) {
+    if (!pool) {
+        for (uint32_t w = 0; w < world_count; ++w)
+            phase(w, 0u);
+        return;
+    }
+    pool->for_each_run(world_count, [&](uint32_t run, uint32_t first, uint32_t end) {
+        for (uint32_t w = first; w < end; ++w)
+            phase(w, run);
+    });
 }
 
 } // namespace
 
 template <class Real>
 void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
-                        double contact_regularization, RowSet<Real>& set) {
+                        double contact_regularization, RowSet<Real>& set, ThreadPool* pool) {
     if (desc.world_count != batch_world_count)
         bad(format("world_count is %u but the batch has %u worlds", desc.world_count, batch_world_count));
     const uint32_t world_count = desc.world_count;
@@ -132,133 +271,43 @@ void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count,
         require(desc.response, "response", "value_count > 0");
     }
 
+    // Sized, not filled: every value is written by the phases below (a batch uploaded every step
+    // keeps its sizes, so nothing is written twice).
     set.unconstrained_velocity.resize(total_dofs);
-    for (uint32_t w = 0; w < world_count; ++w)
-        for (uint32_t k = 0; k < desc.world_dof_counts[w]; ++k) {
-            const uint64_t dof = set.world_dof_offset[w] + uint64_t(k);
-            set.unconstrained_velocity[dof] = finite_value<Real>(desc.unconstrained_velocity[dof], [&] {
-                return format("world %u, dof %u: unconstrained_velocity", w, k);
-            });
-        }
-
-    set.block_length.assign(desc.block_length, desc.block_length + 2 * total_rows);
-    // An unused block (length 0) may carry any offset in the upload; store 0 so the kernels never
-    // form a pointer outside the world's arrays (x + offset is computed before the length is
-    // looked at). Found by fuzz/fuzz_solve_rows.
+    set.block_length.resize(2 * total_rows);
     set.block_offset.resize(2 * total_rows);
-    for (uint64_t k = 0; k < 2 * total_rows; ++k)
-        set.block_offset[k] = desc.block_length[k] > 0 ? desc.block_offset[k] : 0;
     set.value_offset.resize(total_rows + 1);
-    set.bias.resize(total_rows);
+    for (std::vector<Real>* array : {&set.bias, &set.lower, &set.upper, &set.friction, &set.regularization,
+                                     &set.initial_impulse, &set.jy, &set.cone_cross_01, &set.cone_cross_10})
+        array->resize(total_rows);
     set.kind.resize(total_rows);
-    set.lower.assign(total_rows, Real(0));
-    set.upper.assign(total_rows, Real(0));
-    set.normal_row.assign(total_rows, -1);
-    set.friction.assign(total_rows, Real(0));
-    set.regularization.assign(total_rows, Real(0));
-    set.initial_impulse.assign(total_rows, Real(0));
-    set.jy.resize(total_rows);
+    set.normal_row.resize(total_rows);
 
-    // Structure first (blocks, kinds, indices), so values are only read where they exist.
+    // Where each row's values start: a running sum, on this thread.
     uint64_t value_total = 0;
-    for (uint32_t w = 0; w < world_count; ++w) {
-        const uint32_t n = desc.world_dof_counts[w];
-        const uint32_t m = desc.world_row_counts[w];
-        for (uint32_t i = 0; i < m; ++i) {
-            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            const auto place = [&] { return row_place(w, i, r); };
-            uint64_t begin[2], end[2];
-            for (int k = 0; k < 2; ++k) {
-                begin[k] = desc.block_offset[2 * r + k];
-                end[k] = begin[k] + desc.block_length[2 * r + k];
-                if (desc.block_length[2 * r + k] > 0 && end[k] > n)
-                    bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64 ") but the world has %u",
-                               place().c_str(), k, begin[k], end[k], n));
-            }
-            if (desc.block_length[2 * r] > 0 && desc.block_length[2 * r + 1] > 0 && begin[0] < end[1] &&
-                begin[1] < end[0])
-                bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64 ") overlap",
-                           place().c_str(), begin[0], end[0], begin[1], end[1]));
-            set.value_offset[r] = value_total;
-            value_total += uint64_t(desc.block_length[2 * r]) + desc.block_length[2 * r + 1];
-            if (value_total > desc.value_count)
-                bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values",
-                           place().c_str(), desc.value_count));
-
-            const int32_t kind = desc.kind[r];
-            set.kind[r] = kind;
-            if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_CONE)
-                bad(format("%s: kind = %d is not a STEEL_ROW_* value", place().c_str(), kind));
-            if (kind == STEEL_ROW_BOUNDED) {
-                require(desc.lower, "lower", "there are BOUNDED rows");
-                require(desc.upper, "upper", "there are BOUNDED rows");
-                const double lo = desc.lower[r], hi = desc.upper[r];
-                if (std::isnan(lo)) bad(format("%s: lower is NaN", place().c_str()));
-                if (std::isnan(hi)) bad(format("%s: upper is NaN", place().c_str()));
-                if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place().c_str(), lo, hi));
-                if (lo == INFINITY || hi == -INFINITY)
-                    bad(format("%s: the bounds [%g, %g] admit no impulse", place().c_str(), lo, hi));
-                set.lower[r] = Real(lo);
-                set.upper[r] = Real(hi);
-            }
-            if (kind == STEEL_ROW_FRICTION_BOX || kind == STEEL_ROW_FRICTION_CONE) {
-                require(desc.normal_row, "normal_row", "there are friction rows");
-                require(desc.friction, "friction", "there are friction rows");
-                const int32_t normal = desc.normal_row[r];
-                if (normal < 0 || uint32_t(normal) >= m)
-                    bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place().c_str(),
-                               normal, m));
-                const int32_t normal_kind = desc.kind[set.world_row_offset[w] + uint64_t(normal)];
-                if (normal_kind != STEEL_ROW_CONTACT_NORMAL)
-                    bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL",
-                               place().c_str(), normal, normal_kind));
-                const double mu = desc.friction[r];
-                if (!std::isfinite(mu) || mu < 0)
-                    bad(format("%s: friction = %g must be finite and >= 0", place().c_str(), mu));
-                set.normal_row[r] = normal;
-                set.friction[r] = finite_value<Real>(mu, [&] { return place() + ": friction"; });
-            }
-        }
+    for (uint64_t r = 0; r < total_rows; ++r) {
+        set.value_offset[r] = value_total;
+        value_total += uint64_t(desc.block_length[2 * r]) + desc.block_length[2 * r + 1];
     }
-    check_cone_pairs(set);
+    set.value_offset[total_rows] = value_total;
+
+    // Then world by world, phase after phase as one thread would check them: v-hat, the
+    // structure (so values are only read where they exist), the cone pairs, the numbers.
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_velocity(desc, set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_structure(desc, set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { check_cone_pairs(set, w); });
     if (value_total != desc.value_count)
         bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values", desc.value_count,
                    value_total));
-    set.value_offset[total_rows] = value_total;
-
-    // Numbers next, each checked finite in the batch's precision.
     set.jacobian.resize(value_total);
     set.response.resize(value_total);
-    for (uint32_t w = 0; w < world_count; ++w) {
-        for (uint32_t i = 0; i < desc.world_row_counts[w]; ++i) {
-            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            const auto place = [&] { return row_place(w, i, r); };
-            for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v) {
-                const uint64_t local = v - set.value_offset[r];
-                set.jacobian[v] = finite_value<Real>(
-                    desc.jacobian[v], [&] { return place() + format(": jacobian[%" PRIu64 "]", local); });
-                set.response[v] = finite_value<Real>(
-                    desc.response[v], [&] { return place() + format(": response[%" PRIu64 "]", local); });
-            }
-            set.bias[r] = finite_value<Real>(desc.bias[r], [&] { return place() + ": bias"; });
-            if (desc.regularization) {
-                const double c = desc.regularization[r];
-                if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place().c_str(), c));
-                set.regularization[r] = finite_value<Real>(c, [&] { return place() + ": regularization"; });
-            }
-            if (desc.initial_impulse)
-                set.initial_impulse[r] = finite_value<Real>(desc.initial_impulse[r], [&] { return place() + ": initial_impulse"; });
-        }
-    }
-    // J.Y: J and Y share the row's layout, so it is a plain dot product of the two value runs.
-    for (uint64_t r = 0; r < total_rows; ++r) {
-        Real sum = 0;
-        for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v)
-            sum += set.jacobian[v] * set.response[v];
-        set.jy[r] = sum;
-    }
-    compute_cone_cross_terms(set);
-    check_denominators(set, cfm, contact_regularization, kWhere);
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_numbers(desc, set, w); });
+    std::vector<std::vector<Real>> column(pool ? pool->run_count(world_count) : 1);
+    for_each_world(pool, world_count,
+                   [&](uint32_t w, uint32_t run) { compute_cone_cross_terms(set, w, column[run]); });
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) {
+        check_world_denominators(set, w, cfm, contact_regularization, kWhere);
+    });
 }
 
 template <class Real>
@@ -272,25 +321,13 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
 template <class Real>
 void check_denominators(const RowSet<Real>& set, double cfm, double contact_regularization, const char* where) {
     for (uint32_t w = 0; w < set.world_count; ++w)
-        for (uint32_t i = 0; i < set.row_count(w); ++i) {
-            const uint64_t r = set.world_row_offset[w] + uint64_t(i);
-            // The same choice of c and d the row update makes (row_update.hpp).
-            Real c = set.regularization[r];
-            if (c == 0 && set.kind[r] == STEEL_ROW_CONTACT_NORMAL) c = Real(contact_regularization);
-            const bool cone = set.kind[r] == STEEL_ROW_FRICTION_CONE;
-            const Real d = cone ? set.jy[r] + c : row_denominator(set.jy[r], c, Real(cfm));
-            if (!(d > 0) || !std::isfinite(d))
-                fail(STEEL_ERROR_INVALID_ARGUMENT,
-                     format("%s: %s: J.Y + %s = %g must be positive and finite (J.Y = %g; is Y = H^-1 J^T?)",
-                            where, row_place(w, i, r).c_str(), c > 0 || cone ? "regularization" : "cfm", double(d),
-                            double(set.jy[r])));
-        }
+        check_world_denominators(set, w, cfm, contact_regularization, where);
 }
 
 template void build_row_set_into<float>(const steel_rows_desc&, uint32_t, double, double,
-                                        RowSet<float>&);
+                                        RowSet<float>&, ThreadPool*);
 template void build_row_set_into<double>(const steel_rows_desc&, uint32_t, double, double,
-                                         RowSet<double>&);
+                                         RowSet<double>&, ThreadPool*);
 template RowSet<float> build_row_set<float>(const steel_rows_desc&, uint32_t, double, double);
 template RowSet<double> build_row_set<double>(const steel_rows_desc&, uint32_t, double, double);
 template void check_denominators<float>(const RowSet<float>&, double, double, const char*);

@@ -8,6 +8,8 @@
 
 namespace steel {
 
+class ThreadPool;
+
 // Throws steel::Error (INVALID_ARGUMENT) naming the world, row and field of the first problem.
 // cfm and contact_regularization are the batch's current options, needed for the d > 0 check.
 template <class Real>
@@ -15,10 +17,12 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
                            double contact_regularization);
 
 // The same into `set`, reusing its arrays' memory (every array is overwritten; on an error `set`
-// is left partly written, so pass one that is not in use).
+// is left partly written, so pass one that is not in use). With a pool the worlds are checked
+// and copied on its threads; the set and any error message are the same for any thread count.
 template <class Real>
 void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
-                        double contact_regularization, RowSet<Real>& set);
+                        double contact_regularization, RowSet<Real>& set,
+                        ThreadPool* pool = nullptr);
 
 // Every uploaded row keeps a positive, finite denominator under these options (set_options check).
 template <class Real>

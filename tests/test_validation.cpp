@@ -335,3 +335,82 @@ TEST_CASE("an unused block may carry any offset, even in a world without DOFs") 
     CHECK(impulse == -1.0); // -(0 + b) / cfm
     steel_batch_destroy(batch);
 }
+
+TEST_CASE(
+    "a rows upload on several threads gives one thread's rows and reports one thread's error") {
+    // 40 worlds, so that the threads' runs of worlds split them; every other world is the
+    // fixture's second world less its bounded row, the rest stacks of different heights.
+    scenes::RowsBuilder builder;
+    for (uint32_t w = 0; w < 40; ++w) {
+        if (w % 2 == 1) {
+            builder.begin_world({0.5, -1.0, 0.25 * w});
+            scenes::Row row;
+            row.blocks[0] = {0, {1.0}, {1.0}};
+            row.blocks[1] = {2, {1.0}, {0.5}};
+            builder.add_row(row);
+            row.kind = STEEL_ROW_CONTACT_NORMAL;
+            row.blocks[0] = {1, {1.0}, {1.0}};
+            row.blocks[1] = {};
+            builder.add_row(row);
+            row.kind = STEEL_ROW_FRICTION_BOX;
+            row.normal_row = 1;
+            row.friction = 0.5;
+            row.blocks[0] = {2, {1.0}, {0.5}};
+            builder.add_row(row);
+            continue;
+        }
+        scenes::StackSpec stack;
+        stack.height = 1 + w % 5;
+        scenes::add_stack_world(builder, stack);
+    }
+    const auto run = [&](const scenes::RowsBuilder& rows_builder, uint32_t threads) {
+        test::SolveSetup setup;
+        setup.threads = threads;
+        const steel_batch batch = test::make_batch(rows_builder, setup);
+        const steel_rows_desc rows = rows_builder.desc();
+        const steel_status status = steel_batch_upload_rows(batch, &rows);
+        std::string message = steel_last_error_message();
+        test::Solved solved;
+        if (status == STEEL_OK) {
+            REQUIRE_OK(steel_batch_solve(batch));
+            solved = test::read_all(batch);
+        }
+        steel_batch_destroy(batch);
+        return std::make_pair(message, solved);
+    };
+    const auto one = run(builder, 1);
+    REQUIRE(one.first.empty());
+    for (uint32_t threads : {2u, 3u, 8u}) {
+        CAPTURE(threads);
+        const auto many = run(builder, threads);
+        CHECK(many.first.empty());
+        CHECK(many.second.impulses == one.second.impulses);
+        CHECK(many.second.velocities == one.second.velocities);
+    }
+
+    // A NaN in an early world's Jacobian and an unknown kind in two later worlds: one thread
+    // checks every world's structure before any world's numbers, and the worlds in order, so it
+    // names the first of the later worlds, as must every thread count. Without the kinds, the
+    // NaN is reported.
+    scenes::RowsBuilder broken = builder;
+    broken.jacobian[3] = kNaN; // in the first worlds' rows
+    uint64_t world21_row = 0;
+    for (uint32_t w = 0; w < 21; ++w)
+        world21_row += builder.row_counts[w];
+    broken.kind[world21_row + 1] = 17;        // world 21, row 1
+    broken.kind[broken.kind.size() - 2] = 18; // world 39, row 1
+    scenes::RowsBuilder nan_only = builder;
+    nan_only.jacobian[3] = kNaN;
+    for (uint32_t threads : {1u, 2u, 8u}) {
+        CAPTURE(threads);
+        const std::string message = run(broken, threads).first;
+        INFO(message);
+        CHECK(message.find("world 21, row 1") != std::string::npos);
+        CHECK(message.find("kind = 17") != std::string::npos);
+        const std::string nan_message = run(nan_only, threads).first;
+        INFO(nan_message);
+        CHECK(nan_message.find("jacobian") != std::string::npos);
+        CHECK(nan_message.find("is NaN") != std::string::npos);
+        CHECK(nan_message == run(nan_only, 1).first);
+    }
+}

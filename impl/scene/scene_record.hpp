@@ -59,6 +59,19 @@ struct WorldRecord {
     // term_offset[r + 1]).
     std::vector<PropagationTerm> terms;
     std::vector<uint32_t> term_offset{0};
+
+    // Empties the record for a new build, keeping the memory of its arrays.
+    void clear() {
+        articulations.clear();
+        contacts.clear();
+        lower_limit_row.clear();
+        upper_limit_row.clear();
+        drive_row.clear();
+        connect_rows.clear();
+        mimic_rows.clear();
+        terms.clear();
+        term_offset.assign(1, 0);
+    }
 };
 
 struct SceneRecord {

@@ -325,6 +325,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     const std::vector<uint64_t>& mimic_offset = layout.mimic_offset;
     const bool drives = layout.drives, drive_rows = layout.drive_rows;
     WorldRecord& world = record.worlds[w];
+    world.clear();
     const uint64_t body0 = record.world_body_offset[w];
     const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
     const uint64_t dof0 = record.world_dof_offset[w], position0 = record.world_position_offset[w];
@@ -960,9 +961,11 @@ void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count
     const uint32_t worlds = d.world_count;
 
     // Totals and per-world offsets.
-    record = SceneRecord{};
+    // Every field is set below; the worlds' records keep their memory for build_world to reuse
+    // (a batch builds each scene upload into the record of the one before last).
     record.dt = d.dt;
     record.worlds.resize(worlds);
+    record.joint_position.clear();
     record.world_body_offset.assign(worlds + 1, 0);
     record.world_contact_offset.assign(worlds + 1, 0);
     std::vector<uint64_t>& connect_offset = layout.connect_offset;
