@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds Steel and runs every test twice:
+# Builds Steel and runs every test twice, and the doctest suite a third time:
 #   1. a Release build in build/ (library, tests, benchmarks, examples), then ctest;
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then ctest.
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then ctest;
+#   3. a ThreadSanitizer build of the library and steel_tests in build-tsan/, then steel_tests
+#      without the emulated-GPU cases (their hand-switched fibers are beyond ThreadSanitizer).
 # Installs missing Debian packages first. Exits non-zero on the first failure.
 #
 # The bindings and examples run in both builds. A test whose compiler or tool is missing (mcs and
@@ -14,12 +16,13 @@
 #   bash scripts/test.sh                  # from anywhere; this is also what CI runs (.ci/run)
 #
 # Environment: STEEL_BUILD_DIR (default build), STEEL_ASAN_BUILD_DIR (default build-asan),
-# STEEL_JOBS (parallel build jobs, default 2).
+# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_JOBS (parallel build jobs, default 2).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir="${STEEL_BUILD_DIR:-build}"
 asan_dir="${STEEL_ASAN_BUILD_DIR:-build-asan}"
+tsan_dir="${STEEL_TSAN_BUILD_DIR:-build-tsan}"
 jobs="${STEEL_JOBS:-2}"
 
 script_name=test.sh
@@ -47,14 +50,14 @@ run_ctest() {
 ensure_packages cmake g++ make doctest-dev pkg-config binutils flatbuffers-compiler libflatbuffers-dev \
     liblua5.4-dev lua5.4 mono-mcs mono-runtime gnuplot-nox
 
-echo "== [1/2] Release build in $build_dir"
+echo "== [1/3] Release build in $build_dir"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSTEEL_SANITIZE=OFF \
     -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=ON -DSTEEL_BUILD_EXAMPLES=ON
 # Everything, the benchmarks included, so they keep compiling.
 cmake --build "$build_dir" -j "$jobs"
 run_ctest "$build_dir"
 
-echo "== [2/2] AddressSanitizer + UndefinedBehaviorSanitizer build in $asan_dir"
+echo "== [2/3] AddressSanitizer + UndefinedBehaviorSanitizer build in $asan_dir"
 cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEEL_SANITIZE=ON \
     -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=OFF -DSTEEL_BUILD_EXAMPLES=ON
 cmake --build "$asan_dir" -j "$jobs"
@@ -62,4 +65,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 run_ctest "$asan_dir"
 
-echo "== all tests passed (Release and ASan+UBSan)"
+echo "== [3/3] ThreadSanitizer build in $tsan_dir (libsteel and steel_tests)"
+cmake -S . -B "$tsan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEEL_SANITIZE_THREAD=ON -DSTEEL_CUDA=OFF \
+    -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=OFF -DSTEEL_BUILD_EXAMPLES=OFF -DSTEEL_BUILD_LUA=OFF
+cmake --build "$tsan_dir" -j "$jobs" --target steel_tests
+TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}" \
+    "$tsan_dir/tests/steel_tests" --test-case-exclude='Emulated CUDA*,simt:*'
+
+echo "== all tests passed (Release, ASan+UBSan and ThreadSanitizer)"
