@@ -13,14 +13,18 @@ Batch::Batch(const steel_batch_desc& desc_in, const steel_solve_options& options
 }
 
 void replace_rows(Batch& batch, const steel_rows_desc& rows) {
+    replace_rows(batch, std::vector<steel_rows_desc>{rows});
+}
+
+void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts) {
     std::visit(
         [&](auto& state) {
             using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
             // Into the spare arrays (the rows before the current ones), so that a batch uploaded
             // every step reuses its memory instead of faulting in fresh pages each time.
-            build_row_set_into<Real>(rows, batch.desc.world_count, batch.options.cfm,
-                                     batch.options.contact_regularization, state.spare_rows,
-                                     &batch.pool);
+            build_row_set_into<Real>(parts.data(), uint32_t(parts.size()), batch.desc.world_count,
+                                     batch.options.cfm, batch.options.contact_regularization,
+                                     state.spare_rows, &batch.pool);
             // Only now, with everything valid, does the batch change.
             std::swap(state.rows, state.spare_rows);
             state.has_rows = true;

@@ -58,7 +58,7 @@ struct Batch {
     // memory, which the next scene upload builds into (scene_rows.hpp). Never read otherwise: a
     // failed upload leaves them half built.
     scene::BuiltRows scene_rows;
-    std::vector<scene::BuiltRows> scene_row_runs; // the same, per run of worlds built on the pool
+    std::vector<scene::BuiltRows> scene_row_runs; // instead, per run of worlds built on the pool
     ThreadPool pool;
     // Non-empty: every solve appends a snapshot (impl/snapshot/capture.hpp).
     std::string capture_path;
@@ -69,6 +69,8 @@ struct Batch {
 // is valid, replaces the batch's rows and clears its results. Throws steel::Error otherwise,
 // leaving the batch as it was. (The caller keeps or drops batch.scene.)
 void replace_rows(Batch& batch, const steel_rows_desc& rows);
+// The same for an upload in parts (rows_upload.hpp).
+void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts);
 
 // Solves every world of the batch with its options on the CPU backend. Throws steel::Error
 // before changing anything if the options ask for what the rows cannot give (the propagation

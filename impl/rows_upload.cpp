@@ -91,28 +91,41 @@ template <class Real> void compute_cone_cross_terms(RowSet<Real>& set, uint32_t 
     }
 }
 
+// One part of an upload: a steel_rows_desc over consecutive worlds, and where its worlds, rows,
+// values and DOFs start in the batch. A rows upload is one part; a scene upload built on several
+// threads is one part per run of worlds, read where it was built.
+struct Part {
+    const steel_rows_desc* desc;
+    uint32_t world0 = 0;
+    uint64_t row0 = 0, value0 = 0, dof0 = 0;
+};
+
 // World w's v-hat, each value checked finite in the batch's precision.
-template <class Real> void copy_velocity(const steel_rows_desc& desc, RowSet<Real>& set, uint32_t w) {
-    for (uint32_t k = 0; k < desc.world_dof_counts[w]; ++k) {
+template <class Real> void copy_velocity(const Part& part, RowSet<Real>& set, uint32_t w) {
+    const steel_rows_desc& desc = *part.desc;
+    for (uint32_t k = 0; k < desc.world_dof_counts[w - part.world0]; ++k) {
         const uint64_t dof = set.world_dof_offset[w] + uint64_t(k);
-        set.unconstrained_velocity[dof] = finite_value<Real>(
-            desc.unconstrained_velocity[dof], [&] { return format("world %u, dof %u: unconstrained_velocity", w, k); });
+        set.unconstrained_velocity[dof] =
+            finite_value<Real>(desc.unconstrained_velocity[dof - part.dof0],
+                               [&] { return format("world %u, dof %u: unconstrained_velocity", w, k); });
     }
 }
 
 // World w's structure (blocks, kinds, bounds, friction rows' normals), checked, with every
 // structural array of its rows written (defaults where a kind has no value). value_offset must
 // be set already.
-template <class Real> void copy_structure(const steel_rows_desc& desc, RowSet<Real>& set, uint32_t w) {
-    const uint32_t n = desc.world_dof_counts[w];
-    const uint32_t m = desc.world_row_counts[w];
+template <class Real> void copy_structure(const Part& part, RowSet<Real>& set, uint32_t w) {
+    const steel_rows_desc& desc = *part.desc;
+    const uint32_t n = desc.world_dof_counts[w - part.world0];
+    const uint32_t m = desc.world_row_counts[w - part.world0];
     for (uint32_t i = 0; i < m; ++i) {
         const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+        const uint64_t local = r - part.row0; // the row in the part's arrays
         const auto place = [&] { return row_place(w, i, r); };
         uint64_t begin[2], end[2];
         for (int k = 0; k < 2; ++k) {
-            const uint32_t length = desc.block_length[2 * r + k];
-            begin[k] = desc.block_offset[2 * r + k];
+            const uint32_t length = desc.block_length[2 * local + k];
+            begin[k] = desc.block_offset[2 * local + k];
             end[k] = begin[k] + length;
             if (length > 0 && end[k] > n)
                 bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64 ") but the world has %u", place().c_str(),
@@ -123,14 +136,14 @@ template <class Real> void copy_structure(const steel_rows_desc& desc, RowSet<Re
             set.block_length[2 * r + k] = length;
             set.block_offset[2 * r + k] = length > 0 ? uint32_t(begin[k]) : 0;
         }
-        if (desc.block_length[2 * r] > 0 && desc.block_length[2 * r + 1] > 0 && begin[0] < end[1] && begin[1] < end[0])
+        if (set.block_length[2 * r] > 0 && set.block_length[2 * r + 1] > 0 && begin[0] < end[1] && begin[1] < end[0])
             bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64 ") overlap",
                        place().c_str(), begin[0], end[0], begin[1], end[1]));
-        if (set.value_offset[r + 1] > desc.value_count)
+        if (set.value_offset[r + 1] - part.value0 > desc.value_count)
             bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values", place().c_str(),
                        desc.value_count));
 
-        const int32_t kind = desc.kind[r];
+        const int32_t kind = desc.kind[local];
         set.kind[r] = kind;
         if (kind < STEEL_ROW_BILATERAL || kind > STEEL_ROW_FRICTION_CONE)
             bad(format("%s: kind = %d is not a STEEL_ROW_* value", place().c_str(), kind));
@@ -139,7 +152,7 @@ template <class Real> void copy_structure(const steel_rows_desc& desc, RowSet<Re
         if (kind == STEEL_ROW_BOUNDED) {
             require(desc.lower, "lower", "there are BOUNDED rows");
             require(desc.upper, "upper", "there are BOUNDED rows");
-            const double lo = desc.lower[r], hi = desc.upper[r];
+            const double lo = desc.lower[local], hi = desc.upper[local];
             if (std::isnan(lo)) bad(format("%s: lower is NaN", place().c_str()));
             if (std::isnan(hi)) bad(format("%s: upper is NaN", place().c_str()));
             if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place().c_str(), lo, hi));
@@ -153,14 +166,14 @@ template <class Real> void copy_structure(const steel_rows_desc& desc, RowSet<Re
         if (kind == STEEL_ROW_FRICTION_BOX || kind == STEEL_ROW_FRICTION_CONE) {
             require(desc.normal_row, "normal_row", "there are friction rows");
             require(desc.friction, "friction", "there are friction rows");
-            const int32_t normal = desc.normal_row[r];
+            const int32_t normal = desc.normal_row[local];
             if (normal < 0 || uint32_t(normal) >= m)
                 bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place().c_str(), normal, m));
-            const int32_t normal_kind = desc.kind[set.world_row_offset[w] + uint64_t(normal)];
+            const int32_t normal_kind = desc.kind[set.world_row_offset[w] - part.row0 + uint64_t(normal)];
             if (normal_kind != STEEL_ROW_CONTACT_NORMAL)
                 bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL", place().c_str(),
                            normal, normal_kind));
-            const double mu = desc.friction[r];
+            const double mu = desc.friction[local];
             if (!std::isfinite(mu) || mu < 0)
                 bad(format("%s: friction = %g must be finite and >= 0", place().c_str(), mu));
             set.normal_row[r] = normal;
@@ -170,27 +183,29 @@ template <class Real> void copy_structure(const steel_rows_desc& desc, RowSet<Re
 }
 
 // World w's numbers, each checked finite in the batch's precision, and J.Y of its rows.
-template <class Real> void copy_numbers(const steel_rows_desc& desc, RowSet<Real>& set, uint32_t w) {
-    for (uint32_t i = 0; i < desc.world_row_counts[w]; ++i) {
+template <class Real> void copy_numbers(const Part& part, RowSet<Real>& set, uint32_t w) {
+    const steel_rows_desc& desc = *part.desc;
+    for (uint32_t i = 0; i < desc.world_row_counts[w - part.world0]; ++i) {
         const uint64_t r = set.world_row_offset[w] + uint64_t(i);
+        const uint64_t local = r - part.row0;
         const auto place = [&] { return row_place(w, i, r); };
         for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v) {
-            const uint64_t local = v - set.value_offset[r];
-            set.jacobian[v] = finite_value<Real>(desc.jacobian[v],
-                                                 [&] { return place() + format(": jacobian[%" PRIu64 "]", local); });
-            set.response[v] = finite_value<Real>(desc.response[v],
-                                                 [&] { return place() + format(": response[%" PRIu64 "]", local); });
+            const uint64_t k = v - set.value_offset[r];
+            set.jacobian[v] = finite_value<Real>(desc.jacobian[v - part.value0],
+                                                 [&] { return place() + format(": jacobian[%" PRIu64 "]", k); });
+            set.response[v] = finite_value<Real>(desc.response[v - part.value0],
+                                                 [&] { return place() + format(": response[%" PRIu64 "]", k); });
         }
-        set.bias[r] = finite_value<Real>(desc.bias[r], [&] { return place() + ": bias"; });
+        set.bias[r] = finite_value<Real>(desc.bias[local], [&] { return place() + ": bias"; });
         set.regularization[r] = Real(0);
         if (desc.regularization) {
-            const double c = desc.regularization[r];
+            const double c = desc.regularization[local];
             if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place().c_str(), c));
             set.regularization[r] = finite_value<Real>(c, [&] { return place() + ": regularization"; });
         }
         set.initial_impulse[r] =
             desc.initial_impulse
-                ? finite_value<Real>(desc.initial_impulse[r], [&] { return place() + ": initial_impulse"; })
+                ? finite_value<Real>(desc.initial_impulse[local], [&] { return place() + ": initial_impulse"; })
                 : Real(0);
         // J.Y: J and Y share the row's layout, so it is a plain dot product of the two value runs.
         Real sum = 0;
@@ -235,41 +250,54 @@ template <class Phase> void for_each_world(ThreadPool* pool, uint32_t world_coun
 } // namespace
 
 template <class Real>
-void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint32_t batch_world_count, double cfm,
                         double contact_regularization, RowSet<Real>& set, ThreadPool* pool) {
-    if (desc.world_count != batch_world_count)
-        bad(format("world_count is %u but the batch has %u worlds", desc.world_count, batch_world_count));
-    const uint32_t world_count = desc.world_count;
-    require(desc.world_dof_counts, "world_dof_counts", "every world needs a DOF count");
-    require(desc.world_row_counts, "world_row_counts", "every world needs a row count");
+    uint64_t world_total = 0;
+    for (uint32_t p = 0; p < part_count; ++p)
+        world_total += parts[p].world_count;
+    if (world_total != batch_world_count)
+        bad(format("world_count is %" PRIu64 " but the batch has %u worlds", world_total, batch_world_count));
+    const uint32_t world_count = batch_world_count;
 
+    // Where each part starts, each world's part, and the batch's offsets; the parts' pointers.
+    std::vector<Part> part(part_count);
+    std::vector<uint32_t> part_of(world_count);
     set.world_count = world_count;
     set.world_dof_offset.resize(size_t(world_count) + 1);
     set.world_row_offset.resize(size_t(world_count) + 1);
     uint64_t total_dofs = 0;
     uint64_t total_rows = 0;
-    for (uint32_t w = 0; w < world_count; ++w) {
-        set.world_dof_offset[w] = uint32_t(total_dofs);
-        set.world_row_offset[w] = uint32_t(total_rows);
-        total_dofs += desc.world_dof_counts[w];
-        total_rows += desc.world_row_counts[w];
-        if (total_dofs > UINT32_MAX || total_rows > UINT32_MAX)
-            bad(format("world %u: the batch's total DOF or row count passes 2^32 - 1", w));
+    uint32_t next_world = 0;
+    for (uint32_t p = 0; p < part_count; ++p) {
+        const steel_rows_desc& desc = parts[p];
+        part[p] = {&desc, next_world, total_rows, 0, total_dofs};
+        if (desc.world_count == 0) continue;
+        require(desc.world_dof_counts, "world_dof_counts", "every world needs a DOF count");
+        require(desc.world_row_counts, "world_row_counts", "every world needs a row count");
+        for (uint32_t k = 0; k < desc.world_count; ++k, ++next_world) {
+            part_of[next_world] = p;
+            set.world_dof_offset[next_world] = uint32_t(total_dofs);
+            set.world_row_offset[next_world] = uint32_t(total_rows);
+            total_dofs += desc.world_dof_counts[k];
+            total_rows += desc.world_row_counts[k];
+            if (total_dofs > UINT32_MAX || total_rows > UINT32_MAX)
+                bad(format("world %u: the batch's total DOF or row count passes 2^32 - 1", next_world));
+        }
+        const uint64_t dofs = total_dofs - part[p].dof0, rows = total_rows - part[p].row0;
+        if (dofs > 0) require(desc.unconstrained_velocity, "unconstrained_velocity", "there are DOFs");
+        if (rows > 0) {
+            require(desc.block_offset, "block_offset", "there are rows");
+            require(desc.block_length, "block_length", "there are rows");
+            require(desc.bias, "bias", "there are rows");
+            require(desc.kind, "kind", "there are rows");
+        }
+        if (desc.value_count > 0) {
+            require(desc.jacobian, "jacobian", "value_count > 0");
+            require(desc.response, "response", "value_count > 0");
+        }
     }
     set.world_dof_offset[world_count] = uint32_t(total_dofs);
     set.world_row_offset[world_count] = uint32_t(total_rows);
-
-    if (total_dofs > 0) require(desc.unconstrained_velocity, "unconstrained_velocity", "there are DOFs");
-    if (total_rows > 0) {
-        require(desc.block_offset, "block_offset", "there are rows");
-        require(desc.block_length, "block_length", "there are rows");
-        require(desc.bias, "bias", "there are rows");
-        require(desc.kind, "kind", "there are rows");
-    }
-    if (desc.value_count > 0) {
-        require(desc.jacobian, "jacobian", "value_count > 0");
-        require(desc.response, "response", "value_count > 0");
-    }
 
     // Sized, not filled: every value is written by the phases below (a batch uploaded every step
     // keeps its sizes, so nothing is written twice).
@@ -285,29 +313,44 @@ void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count,
 
     // Where each row's values start: a running sum, on this thread.
     uint64_t value_total = 0;
-    for (uint64_t r = 0; r < total_rows; ++r) {
-        set.value_offset[r] = value_total;
-        value_total += uint64_t(desc.block_length[2 * r]) + desc.block_length[2 * r + 1];
+    for (uint32_t p = 0; p < part_count; ++p) {
+        part[p].value0 = value_total;
+        const uint64_t end = p + 1 < part_count ? part[p + 1].row0 : total_rows;
+        for (uint64_t r = part[p].row0; r < end; ++r) {
+            const uint64_t local = r - part[p].row0;
+            set.value_offset[r] = value_total;
+            value_total += uint64_t(parts[p].block_length[2 * local]) + parts[p].block_length[2 * local + 1];
+        }
     }
     set.value_offset[total_rows] = value_total;
 
     // Then world by world, phase after phase as one thread would check them: v-hat, the
     // structure (so values are only read where they exist), the cone pairs, the numbers.
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_velocity(desc, set, w); });
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_structure(desc, set, w); });
+    const auto in_part = [&](uint32_t world) -> const Part& { return part[part_of[world]]; };
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_velocity(in_part(w), set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_structure(in_part(w), set, w); });
     for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { check_cone_pairs(set, w); });
-    if (value_total != desc.value_count)
-        bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values", desc.value_count,
-                   value_total));
+    for (uint32_t p = 0; p < part_count; ++p) {
+        const uint64_t held = (p + 1 < part_count ? part[p + 1].value0 : value_total) - part[p].value0;
+        if (held != parts[p].value_count)
+            bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values", parts[p].value_count,
+                       held));
+    }
     set.jacobian.resize(value_total);
     set.response.resize(value_total);
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_numbers(desc, set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_numbers(in_part(w), set, w); });
     std::vector<std::vector<Real>> column(pool ? pool->run_count(world_count) : 1);
     for_each_world(pool, world_count,
                    [&](uint32_t w, uint32_t run) { compute_cone_cross_terms(set, w, column[run]); });
     for_each_world(pool, world_count, [&](uint32_t w, uint32_t) {
         check_world_denominators(set, w, cfm, contact_regularization, kWhere);
     });
+}
+
+template <class Real>
+void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count, double cfm,
+                        double contact_regularization, RowSet<Real>& set, ThreadPool* pool) {
+    build_row_set_into(&desc, 1, batch_world_count, cfm, contact_regularization, set, pool);
 }
 
 template <class Real>
@@ -327,6 +370,10 @@ void check_denominators(const RowSet<Real>& set, double cfm, double contact_regu
 template void build_row_set_into<float>(const steel_rows_desc&, uint32_t, double, double,
                                         RowSet<float>&, ThreadPool*);
 template void build_row_set_into<double>(const steel_rows_desc&, uint32_t, double, double,
+                                         RowSet<double>&, ThreadPool*);
+template void build_row_set_into<float>(const steel_rows_desc*, uint32_t, uint32_t, double, double,
+                                        RowSet<float>&, ThreadPool*);
+template void build_row_set_into<double>(const steel_rows_desc*, uint32_t, uint32_t, double, double,
                                          RowSet<double>&, ThreadPool*);
 template RowSet<float> build_row_set<float>(const steel_rows_desc&, uint32_t, double, double);
 template RowSet<double> build_row_set<double>(const steel_rows_desc&, uint32_t, double, double);

@@ -24,8 +24,17 @@ void build_row_set_into(const steel_rows_desc& desc, uint32_t batch_world_count,
                         double contact_regularization, RowSet<Real>& set,
                         ThreadPool* pool = nullptr);
 
+// The same from an upload given in parts: consecutive worlds each, in world order, each part
+// indexed like a whole upload of its worlds (a scene upload built on several threads is read
+// where each thread built it). One part is the upload above.
+template <class Real>
+void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count,
+                        uint32_t batch_world_count, double cfm, double contact_regularization,
+                        RowSet<Real>& set, ThreadPool* pool = nullptr);
+
 // Every uploaded row keeps a positive, finite denominator under these options (set_options check).
 template <class Real>
-void check_denominators(const RowSet<Real>& rows, double cfm, double contact_regularization, const char* where);
+void check_denominators(const RowSet<Real>& rows, double cfm, double contact_regularization,
+                        const char* where);
 
 } // namespace steel

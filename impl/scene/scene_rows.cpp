@@ -809,62 +809,15 @@ void shift_rows(WorldRecord& world, int64_t by) {
             shift(row);
 }
 
-// How far into the joined arrays a run of worlds starts.
-struct RunStart {
-    size_t world = 0, dof = 0, row = 0, value = 0;
-};
-
-RunStart run_end(const RunStart& start, const BuiltRows& run) {
-    return {start.world + run.dof_counts.size(), start.dof + run.unconstrained_velocity.size(),
-            start.row + run.bias.size(), start.value + run.jacobian.size()};
-}
-
-template <class T> void copy_into(const std::vector<T>& from, std::vector<T>& to, size_t at) {
-    std::copy(from.begin(), from.end(), to.begin() + long(at));
-}
-
-// Sizes `out` for the joined runs. Resizing instead of clearing and appending: a batch uploaded
-// every step keeps its sizes, and then nothing is filled twice.
-void size_joined(BuiltRows& out, const RunStart& total) {
-    out.dof_counts.resize(total.world);
-    out.row_counts.resize(total.world);
-    out.unconstrained_velocity.resize(total.dof);
-    out.block_offset.resize(2 * total.row);
-    out.block_length.resize(2 * total.row);
-    for (std::vector<double>* array : {&out.bias, &out.lower, &out.upper, &out.friction,
-                                       &out.regularization, &out.initial_impulse})
-        array->resize(total.row);
-    out.kind.resize(total.row);
-    out.normal_row.resize(total.row);
-    out.jacobian.resize(total.value);
-    out.response.resize(total.value);
-}
-
-void copy_run(const BuiltRows& run, const RunStart& at, BuiltRows& out) {
-    copy_into(run.dof_counts, out.dof_counts, at.world);
-    copy_into(run.row_counts, out.row_counts, at.world);
-    copy_into(run.unconstrained_velocity, out.unconstrained_velocity, at.dof);
-    copy_into(run.block_offset, out.block_offset, 2 * at.row);
-    copy_into(run.block_length, out.block_length, 2 * at.row);
-    copy_into(run.bias, out.bias, at.row);
-    copy_into(run.lower, out.lower, at.row);
-    copy_into(run.upper, out.upper, at.row);
-    copy_into(run.friction, out.friction, at.row);
-    copy_into(run.regularization, out.regularization, at.row);
-    copy_into(run.initial_impulse, out.initial_impulse, at.row);
-    copy_into(run.kind, out.kind, at.row);
-    copy_into(run.normal_row, out.normal_row, at.row);
-    copy_into(run.jacobian, out.jacobian, at.value);
-    copy_into(run.response, out.response, at.value);
-}
-
-// Every world's rows into `out`, in world order. With a pool of several threads the worlds are
-// built in contiguous runs, each into its own arrays (`runs`, kept for their memory), and then
-// joined: a world's rows do not depend on where it is built, so the result is the one-thread
-// result bit for bit. An invalid world fails the upload with the message one thread would give
-// (ThreadPool::for_each_run).
-void build_worlds(const steel_scene_desc& d, const SceneLayout& layout, SceneRecord& record,
-                  BuiltRows& out, ThreadPool* pool, std::vector<BuiltRows>* runs) {
+// Every world's rows, in world order, as the parts of an upload (rows_upload.hpp): `out` alone
+// on one thread. With a pool of several threads the worlds are built in contiguous runs, each
+// into its own arrays (`runs`, kept for their memory), which are the parts: a world's rows do
+// not depend on where it is built, so the batch gets the one-thread rows bit for bit, without
+// a copy to join them. An invalid world fails the upload with the message one thread would
+// give (ThreadPool::for_each_run).
+std::vector<steel_rows_desc> build_worlds(const steel_scene_desc& d, const SceneLayout& layout,
+                                          SceneRecord& record, BuiltRows& out, ThreadPool* pool,
+                                          std::vector<BuiltRows>* runs) {
     const uint32_t worlds = d.world_count;
     const uint32_t run_count = pool && runs ? pool->run_count(worlds) : 1;
     if (run_count <= 1) {
@@ -872,7 +825,7 @@ void build_worlds(const steel_scene_desc& d, const SceneLayout& layout, SceneRec
         reserve_rows(d, record, layout, 0, worlds, out);
         for (uint32_t w = 0; w < worlds; ++w)
             build_world(d, layout, w, record, out);
-        return;
+        return {out.desc()};
     }
     runs->resize(run_count);
     std::vector<uint32_t> first_world(run_count + 1, worlds);
@@ -884,16 +837,18 @@ void build_worlds(const steel_scene_desc& d, const SceneLayout& layout, SceneRec
         for (uint32_t w = first; w < end; ++w)
             build_world(d, layout, w, record, built);
     });
-
-    std::vector<RunStart> start(run_count + 1);
-    for (uint32_t run = 0; run < run_count; ++run)
-        start[run + 1] = run_end(start[run], (*runs)[run]);
-    size_joined(out, start[run_count]);
+    // The record's row indices count from their run's first row: make them the batch's.
+    std::vector<int64_t> first_row(run_count, 0);
+    for (uint32_t run = 1; run < run_count; ++run)
+        first_row[run] = first_row[run - 1] + int64_t((*runs)[run - 1].bias.size());
     pool->parallel_for(run_count, [&](uint32_t run, uint32_t) {
-        copy_run((*runs)[run], start[run], out);
         for (uint32_t w = first_world[run]; w < first_world[run + 1]; ++w)
-            shift_rows(record.worlds[w], int64_t(start[run].row));
+            shift_rows(record.worlds[w], first_row[run]);
     });
+    std::vector<steel_rows_desc> parts;
+    for (const BuiltRows& built : *runs)
+        parts.push_back(built.desc());
+    return parts;
 }
 
 } // namespace
@@ -938,9 +893,10 @@ BuiltRows build_scene_rows(const steel_scene_desc& d, uint32_t batch_world_count
     return out;
 }
 
-void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count,
-                           SceneRecord& record, BuiltRows& out, ThreadPool* pool,
-                           std::vector<BuiltRows>* runs) {
+std::vector<steel_rows_desc> build_scene_rows_into(const steel_scene_desc& d,
+                                                   uint32_t batch_world_count, SceneRecord& record,
+                                                   BuiltRows& out, ThreadPool* pool,
+                                                   std::vector<BuiltRows>* runs) {
     if (d.world_count != batch_world_count)
         bad(format("world_count is %u but the batch has %u worlds", d.world_count,
                    batch_world_count));
@@ -1065,7 +1021,7 @@ void build_scene_rows_into(const steel_scene_desc& d, uint32_t batch_world_count
     if (d.joint_position)
         record.joint_position.assign(d.joint_position,
                                      d.joint_position + record.world_position_offset[worlds]);
-    build_worlds(d, layout, record, out, pool, runs);
+    return build_worlds(d, layout, record, out, pool, runs);
 }
 
 } // namespace steel::scene

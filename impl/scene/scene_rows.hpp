@@ -35,11 +35,13 @@ BuiltRows build_scene_rows(const steel_scene_desc& scene, uint32_t batch_world_c
                            SceneRecord& record);
 
 // The same into `out`, keeping its memory: a batch uploaded every step builds into the arrays
-// of its previous upload instead of faulting in fresh pages each time. Given a pool of several
-// threads and `runs` (kept for their memory too), the worlds are built on the pool in runs and
-// joined, with the one-thread result bit for bit.
-void build_scene_rows_into(const steel_scene_desc& scene, uint32_t batch_world_count,
-                           SceneRecord& record, BuiltRows& out, ThreadPool* pool = nullptr,
-                           std::vector<BuiltRows>* runs = nullptr);
+// of its previous upload instead of faulting in fresh pages each time. Returns the rows as the
+// parts of an upload (rows_upload.hpp), in world order: `out` alone; or, given a pool of several
+// threads and `runs` (kept for their memory too), the runs of worlds the threads built, with the
+// one-thread rows bit for bit.
+std::vector<steel_rows_desc> build_scene_rows_into(const steel_scene_desc& scene,
+                                                   uint32_t batch_world_count, SceneRecord& record,
+                                                   BuiltRows& out, ThreadPool* pool = nullptr,
+                                                   std::vector<BuiltRows>* runs = nullptr);
 
 } // namespace steel::scene
