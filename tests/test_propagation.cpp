@@ -304,3 +304,30 @@ TEST_CASE("propagation: a snapshot of a propagation solve replays with the immed
           1e-10 * test::max_abs(recorded.impulses));
     REQUIRE_OK(steel_batch_destroy(loaded));
 }
+
+TEST_CASE("propagation: 1, 2 and 8 threads give the same bits, serial and colored") {
+    // Every kind of tree world (arms, legged robots, four-bars, chains, piles) several times:
+    // the set's walks, the colors and the sweeps are spread over the threads by world.
+    SceneBuilder builder;
+    scenes::add_articulated_mix(builder, 6);
+    const steel_scene_desc desc = builder.desc();
+    for (int32_t solve_mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED}) {
+        CAPTURE(solve_mode);
+        Mode mode;
+        mode.response = STEEL_RESPONSE_PROPAGATION;
+        mode.solve_mode = solve_mode;
+        mode.iterations = 15;
+        mode.threads = 1;
+        const test::Solved one = solve_with(desc, mode);
+        REQUIRE(test::max_abs(one.impulses) > 0);
+        for (uint32_t threads : {2u, 8u}) {
+            CAPTURE(threads);
+            mode.threads = threads;
+            const test::Solved many = solve_with(desc, mode);
+            CHECK(std::memcmp(many.impulses.data(), one.impulses.data(),
+                              one.impulses.size() * sizeof(double)) == 0);
+            CHECK(std::memcmp(many.velocities.data(), one.velocities.data(),
+                              one.velocities.size() * sizeof(double)) == 0);
+        }
+    }
+}

@@ -7,6 +7,8 @@
 #include <steel/steel.h>
 
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 namespace steel::propagation {
 
@@ -106,7 +108,7 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
         change(6 * size_t(bodies));
     std::vector<int32_t> path(std::max(out.max_depth, 1u));
     // The walk reads the tree arrays, all complete by now (the view's denominator is not read:
-    // it is what this function appends to).
+    // it is what this function fills in).
     TreeWalk<double> walk{propagation_view_of<double>(out),
                           body0,
                           rows.world_dof_offset[w],
@@ -183,12 +185,16 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
             }
             clear();
         }
-        out.denominator.push_back(d);
+        out.denominator[global] = d;
     }
 }
 
-template <class To> std::vector<To> converted(const std::vector<double>& from) {
-    return std::vector<To>(from.begin(), from.end());
+// The float64 build in the batch's precision: rounded once, or, in float64, moved.
+template <class To> std::vector<To> converted(std::vector<double>& from) {
+    if constexpr (std::is_same_v<To, double>)
+        return std::move(from);
+    else
+        return std::vector<To>(from.begin(), from.end());
 }
 
 } // namespace
@@ -216,27 +222,28 @@ PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
     out.body_response.assign(36 * out.parent.size(), 0.0);
     for (uint32_t w = 0; w < rows.world_count; ++w)
         add_rows(scene.worlds[w], w, rows, first_body[w], out);
+    out.denominator.resize(rows.total_rows());
     for (uint32_t w = 0; w < rows.world_count; ++w)
         add_denominators(w, rows, out);
 
     PropagationSet<Real> result;
     result.world_count = out.world_count;
-    result.world_body_offset = out.world_body_offset;
+    result.world_body_offset = std::move(out.world_body_offset);
     result.max_depth = out.max_depth;
-    result.parent = out.parent;
-    result.dof_first = out.dof_first;
-    result.dof_count = out.dof_count;
-    result.d_inverse_offset = out.d_inverse_offset;
+    result.parent = std::move(out.parent);
+    result.dof_first = std::move(out.dof_first);
+    result.dof_count = std::move(out.dof_count);
+    result.d_inverse_offset = std::move(out.d_inverse_offset);
     result.d_inverse = converted<Real>(out.d_inverse);
     result.body_response = converted<Real>(out.body_response);
     result.subspace = converted<Real>(out.subspace);
     result.transmitted = converted<Real>(out.transmitted);
-    result.dof_body = out.dof_body;
-    result.row_term_offset = out.row_term_offset;
-    result.immediate_blocks = out.immediate_blocks;
+    result.dof_body = std::move(out.dof_body);
+    result.row_term_offset = std::move(out.row_term_offset);
+    result.immediate_blocks = std::move(out.immediate_blocks);
     result.denominator = converted<Real>(out.denominator);
-    result.term_body = out.term_body;
-    result.term_dof = out.term_dof;
+    result.term_body = std::move(out.term_body);
+    result.term_dof = std::move(out.term_dof);
     result.term_value = converted<Real>(out.term_value);
     return result;
 }

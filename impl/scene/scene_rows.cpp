@@ -350,9 +350,17 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                        parent));
         if (parent == -1) {
             articulations.emplace_back();
-            articulations.back().record.first_body = b;
-            articulations.back().record.first_dof = dof;
-            articulations.back().record.first_position = position;
+            ArticulationRecord& art = articulations.back().record;
+            art.first_body = b;
+            art.first_dof = dof;
+            art.first_position = position;
+            // Its bodies are this one and those after it up to the next root: reserved, so
+            // that the model is not regrown body by body.
+            uint32_t count = 1;
+            while (b + count < body_count && d.joint_parent[g + count] != -1)
+                ++count;
+            art.model.bodies.reserve(count);
+            art.model.joints.reserve(count);
         } else if (uint32_t(parent) < articulations.back().record.first_body) {
             bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each "
                        "articulation's "
