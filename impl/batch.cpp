@@ -32,7 +32,7 @@ void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts) {
             state.results.impulse.clear(); // keeps their memory for the next solve
             state.results.velocity.clear();
             state.stats.clear();
-            state.propagation.reset();
+            if (state.propagation) state.spare_propagation = std::move(state.propagation);
             if (state.colored) state.spare_colored = std::move(state.colored);
         },
         batch.state);

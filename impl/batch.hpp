@@ -37,6 +37,10 @@ template <class Real> struct BatchState {
     // The propagation response's data for the current scene upload, built by the first solve
     // that asks for it (impl/propagation/).
     std::unique_ptr<propagation::PropagationSet<Real>> propagation;
+    // The set of an earlier upload, and the float64 room the next set is built in, kept for
+    // their memory like spare_colored. Never read otherwise.
+    std::unique_ptr<propagation::PropagationSet<Real>> spare_propagation;
+    propagation::PropagationSet<double> propagation_scratch;
     std::vector<propagation::WalkScratch<Real>> walk_scratch; // per worker thread
     std::unique_ptr<colored::ColoredPlan<Real>> colored;      // the colors, built like propagation
     // The colors of an earlier upload, kept for their memory: the next colored solve builds into

@@ -25,8 +25,11 @@ void prepare_response_data(BatchState<Real>& state, const steel_solve_options& o
                         "steel_batch_upload_rows or a snapshot and carry no bodies to propagate "
                         "through",
                         where));
-        state.propagation = std::make_unique<propagation::PropagationSet<Real>>(
-            propagation::build_propagation_set(*scene, state.rows));
+        std::unique_ptr<propagation::PropagationSet<Real>> set = std::move(state.spare_propagation);
+        if (!set) set = std::make_unique<propagation::PropagationSet<Real>>();
+        propagation::build_propagation_set_into(*scene, state.rows, state.propagation_scratch,
+                                                *set);
+        state.propagation = std::move(set);
     }
     if (options.solve_mode == STEEL_SOLVE_COLORED && !state.colored) {
         std::unique_ptr<colored::ColoredPlan<Real>> plan = std::move(state.spare_colored);

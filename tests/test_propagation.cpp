@@ -331,3 +331,56 @@ TEST_CASE("propagation: 1, 2 and 8 threads give the same bits, serial and colore
         }
     }
 }
+
+TEST_CASE("propagation: a batch uploaded again and again gives a fresh batch's bits") {
+    // Each upload builds its propagation set and colors into the memory of the ones before
+    // (spare_propagation, spare_colored). Two scenes of the same world count but different
+    // trees and contacts alternate, so stale arrays of the other would show.
+    SceneBuilder mix, piles;
+    scenes::add_articulated_mix(mix, 2);
+    for (uint32_t w = 0; w < mix.world_count(); ++w) {
+        piles.begin_world();
+        if (w % 2 == 0)
+            scenes::add_box_pile(piles, 3 + w % 5);
+        else
+            scenes::add_legged_robot(piles);
+    }
+    const steel_scene_desc a = mix.desc(), b = piles.desc();
+    REQUIRE(a.world_count == b.world_count);
+    for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64})
+        for (int32_t solve_mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED}) {
+            CAPTURE(precision);
+            CAPTURE(solve_mode);
+            Mode mode;
+            mode.response = STEEL_RESPONSE_PROPAGATION;
+            mode.solve_mode = solve_mode;
+            mode.precision = precision;
+            mode.iterations = 12;
+            const test::Solved fresh_a = solve_with(a, mode), fresh_b = solve_with(b, mode);
+
+            steel_batch_desc desc;
+            steel_batch_desc_default(&desc);
+            desc.world_count = a.world_count;
+            desc.precision = precision;
+            steel_batch batch{};
+            REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+            steel_solve_options options;
+            steel_solve_options_default(&options);
+            options.iterations = mode.iterations;
+            options.articulated_contact_response = mode.response;
+            options.solve_mode = solve_mode;
+            REQUIRE_OK(steel_batch_set_options(batch, &options));
+            for (const steel_scene_desc* scene : {&a, &b, &a, &b, &a}) {
+                REQUIRE_OK(steel_batch_upload_scene(batch, scene));
+                REQUIRE_OK(steel_batch_solve(batch));
+                const test::Solved got = test::read_all(batch);
+                const test::Solved& expected = scene == &a ? fresh_a : fresh_b;
+                REQUIRE(got.impulses.size() == expected.impulses.size());
+                CHECK(std::memcmp(got.impulses.data(), expected.impulses.data(),
+                                  got.impulses.size() * sizeof(double)) == 0);
+                CHECK(std::memcmp(got.velocities.data(), expected.velocities.data(),
+                                  got.velocities.size() * sizeof(double)) == 0);
+            }
+            REQUIRE_OK(steel_batch_destroy(batch));
+        }
+}

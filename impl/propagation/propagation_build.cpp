@@ -189,20 +189,42 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
     }
 }
 
-// The float64 build in the batch's precision: rounded once, or, in float64, moved.
-template <class To> std::vector<To> converted(std::vector<double>& from) {
-    if constexpr (std::is_same_v<To, double>)
-        return std::move(from);
-    else
-        return std::vector<To>(from.begin(), from.end());
+// `to` holds `from` in its precision, its arrays reused: rounded once, or in float64 swapped
+// (`from` then keeps the memory of the set before, for the next build).
+template <class To> void take_in(PropagationSet<double>& from, PropagationSet<To>& to) {
+    if constexpr (std::is_same_v<To, double>) {
+        std::swap(from, to);
+    } else {
+        const auto round = [](const std::vector<double>& values, std::vector<To>& into) {
+            into.assign(values.begin(), values.end());
+        };
+        to.world_count = from.world_count;
+        to.world_body_offset = from.world_body_offset;
+        to.max_depth = from.max_depth;
+        to.parent = from.parent;
+        to.dof_first = from.dof_first;
+        to.dof_count = from.dof_count;
+        to.d_inverse_offset = from.d_inverse_offset;
+        round(from.d_inverse, to.d_inverse);
+        round(from.body_response, to.body_response);
+        round(from.subspace, to.subspace);
+        round(from.transmitted, to.transmitted);
+        to.dof_body = from.dof_body;
+        to.row_term_offset = from.row_term_offset;
+        to.immediate_blocks = from.immediate_blocks;
+        round(from.denominator, to.denominator);
+        to.term_body = from.term_body;
+        to.term_dof = from.term_dof;
+        round(from.term_value, to.term_value);
+    }
 }
 
 } // namespace
 
 template <class Real>
-PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
-                                           const RowSet<Real>& rows) {
-    PropagationSet<double> out;
+void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Real>& rows,
+                                PropagationSet<double>& out, PropagationSet<Real>& set) {
+    out.clear();
     out.world_count = rows.world_count;
     out.world_body_offset.assign(1, 0);
     out.d_inverse_offset.assign(1, 0);
@@ -225,32 +247,25 @@ PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
     out.denominator.resize(rows.total_rows());
     for (uint32_t w = 0; w < rows.world_count; ++w)
         add_denominators(w, rows, out);
+    take_in(out, set);
+}
 
-    PropagationSet<Real> result;
-    result.world_count = out.world_count;
-    result.world_body_offset = std::move(out.world_body_offset);
-    result.max_depth = out.max_depth;
-    result.parent = std::move(out.parent);
-    result.dof_first = std::move(out.dof_first);
-    result.dof_count = std::move(out.dof_count);
-    result.d_inverse_offset = std::move(out.d_inverse_offset);
-    result.d_inverse = converted<Real>(out.d_inverse);
-    result.body_response = converted<Real>(out.body_response);
-    result.subspace = converted<Real>(out.subspace);
-    result.transmitted = converted<Real>(out.transmitted);
-    result.dof_body = std::move(out.dof_body);
-    result.row_term_offset = std::move(out.row_term_offset);
-    result.immediate_blocks = std::move(out.immediate_blocks);
-    result.denominator = converted<Real>(out.denominator);
-    result.term_body = std::move(out.term_body);
-    result.term_dof = std::move(out.term_dof);
-    result.term_value = converted<Real>(out.term_value);
-    return result;
+template <class Real>
+PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
+                                           const RowSet<Real>& rows) {
+    PropagationSet<double> scratch;
+    PropagationSet<Real> set;
+    build_propagation_set_into(scene, rows, scratch, set);
+    return set;
 }
 
 template PropagationSet<float> build_propagation_set(const scene::SceneRecord&,
                                                      const RowSet<float>&);
 template PropagationSet<double> build_propagation_set(const scene::SceneRecord&,
                                                       const RowSet<double>&);
+template void build_propagation_set_into(const scene::SceneRecord&, const RowSet<float>&,
+                                         PropagationSet<double>&, PropagationSet<float>&);
+template void build_propagation_set_into(const scene::SceneRecord&, const RowSet<double>&,
+                                         PropagationSet<double>&, PropagationSet<double>&);
 
 } // namespace steel::propagation

@@ -14,4 +14,11 @@ template <class Real>
 PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
                                            const RowSet<Real>& rows);
 
+// The same into `set`, built in float64 in `scratch` first; both keep their arrays' memory, so
+// that a batch uploaded every step does not fault in a fresh set each time. On an error `set`
+// is left partly written.
+template <class Real>
+void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Real>& rows,
+                                PropagationSet<double>& scratch, PropagationSet<Real>& set);
+
 } // namespace steel::propagation

@@ -43,6 +43,21 @@ template <class Real> struct PropagationSet {
     std::vector<int32_t> term_body;
     std::vector<uint32_t> term_dof; // world-local DOF of a joint-space entry
     std::vector<Real> term_value;   // [6 * terms]: the force, or the entry in value 0
+
+    // Empties every array, keeping its memory.
+    void clear() {
+        world_count = 0;
+        max_depth = 0;
+        for (auto* array : {&world_body_offset, &dof_first, &dof_count, &d_inverse_offset,
+                            &row_term_offset, &term_dof})
+            array->clear();
+        for (auto* array :
+             {&d_inverse, &body_response, &subspace, &transmitted, &denominator, &term_value})
+            array->clear();
+        for (auto* array : {&parent, &dof_body, &term_body})
+            array->clear();
+        immediate_blocks.clear();
+    }
 };
 
 } // namespace steel::propagation
