@@ -62,11 +62,12 @@ struct SceneMode {
     uint32_t threads = 1;
 };
 
-// Creates a batch for `scene` as `mode` says, solves it once, reads impulses, velocities, stats.
-inline Solved solve_with(const steel_scene_desc& scene, const SceneMode& mode) {
+// Creates a batch of `world_count` worlds with the precision, threads and options `mode` says
+// (the caller destroys it).
+inline steel_batch make_scene_batch(uint32_t world_count, const SceneMode& mode) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
-    desc.world_count = scene.world_count;
+    desc.world_count = world_count;
     desc.precision = mode.precision;
     desc.thread_count = mode.threads;
     steel_batch batch{};
@@ -77,6 +78,12 @@ inline Solved solve_with(const steel_scene_desc& scene, const SceneMode& mode) {
     options.articulated_contact_response = mode.response;
     options.solve_mode = mode.solve_mode;
     REQUIRE_OK(steel_batch_set_options(batch, &options));
+    return batch;
+}
+
+// Creates a batch for `scene` as `mode` says, solves it once, reads impulses, velocities, stats.
+inline Solved solve_with(const steel_scene_desc& scene, const SceneMode& mode) {
+    const steel_batch batch = make_scene_batch(scene.world_count, mode);
     REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
     REQUIRE_OK(steel_batch_solve(batch));
     Solved solved = read_all(batch);

@@ -358,18 +358,7 @@ TEST_CASE("propagation: a batch uploaded again and again gives a fresh batch's b
             mode.iterations = 12;
             const test::Solved fresh_a = solve_with(a, mode), fresh_b = solve_with(b, mode);
 
-            steel_batch_desc desc;
-            steel_batch_desc_default(&desc);
-            desc.world_count = a.world_count;
-            desc.precision = precision;
-            steel_batch batch{};
-            REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-            steel_solve_options options;
-            steel_solve_options_default(&options);
-            options.iterations = mode.iterations;
-            options.articulated_contact_response = mode.response;
-            options.solve_mode = solve_mode;
-            REQUIRE_OK(steel_batch_set_options(batch, &options));
+            const steel_batch batch = test::make_scene_batch(a.world_count, mode);
             for (const steel_scene_desc* scene : {&a, &b, &a, &b, &a}) {
                 REQUIRE_OK(steel_batch_upload_scene(batch, scene));
                 REQUIRE_OK(steel_batch_solve(batch));
