@@ -5,6 +5,7 @@
 #pragma once
 
 #include "dense_cholesky.hpp"
+#include "dense_entry.hpp"
 #include "host_device.hpp"
 #include "world_rows.hpp"
 
@@ -81,34 +82,6 @@ STEEL_HOST_DEVICE inline Real dense_dot(const Real* a, const Real* b, uint32_t n
     return sum;
 }
 
-// row_dot(rows, p, a, x) where x is row q's values b scattered into zeros (row_axpy of q with
-// scale 1 into a zero vector), without that vector: the same terms, rounded the same way, in the
-// same order. What lets each S column and each kept row be built on its own (a lane each on the
-// device) with no n-sized scratch.
-template <class Real>
-STEEL_HOST_DEVICE inline Real row_dot_row(const WorldRows<Real>& rows, uint32_t p, const Real* a,
-                                          uint32_t q, const Real* b) {
-    const Real* value = a + rows.value_offset[p];
-    const Real* q_values = b + rows.value_offset[q];
-    const uint32_t q_offset[2] = {rows.block_offset[2 * q], rows.block_offset[2 * q + 1]};
-    const uint32_t q_length[2] = {rows.block_length[2 * q], rows.block_length[2 * q + 1]};
-    Real sum = 0;
-    for (int block = 0; block < 2; ++block) {
-        const uint32_t offset = rows.block_offset[2 * p + block];
-        const uint32_t length = rows.block_length[2 * p + block];
-        for (uint32_t k = 0; k < length; ++k) {
-            const uint32_t dof = offset + k;
-            Real x = 0;
-            if (dof - q_offset[0] < q_length[0]) x += Real(1) * q_values[dof - q_offset[0]];
-            if (dof - q_offset[1] < q_length[1])
-                x += Real(1) * q_values[q_length[0] + dof - q_offset[1]];
-            sum += value[k] * x;
-        }
-        value += length;
-    }
-    return sum;
-}
-
 // The build of the derived world, in steps that the device spreads over a warp
 // (preelimination_kernel.cuh) and the CPU runs in order (build_preeliminated_world). Every value
 // is computed by one call from its inputs alone, so both give the same bits.
@@ -136,8 +109,7 @@ STEEL_HOST_DEVICE inline Real build_schur_column(const WorldRows<Real>& rows,
                                                  uint32_t q) {
     const uint32_t row_q = ws.bilateral_rows[q];
     for (uint32_t p = 0; p < b; ++p)
-        ws.schur[size_t(p) * b + q] =
-            row_dot_row(rows, ws.bilateral_rows[p], rows.jacobian, row_q, rows.response);
+        ws.schur[size_t(p) * b + q] = dense_entry(rows, ws.bilateral_rows[p], row_q);
     return ws.schur[size_t(q) * b + q];
 }
 
@@ -188,7 +160,7 @@ STEEL_HOST_DEVICE inline void build_kept_row(const WorldRows<Real>& rows,
     row_axpy(rows, j, rows.response, Real(1), response);
     Real* z = ws.schur + size_t(b) * b + size_t(k) * b;
     for (uint32_t p = 0; p < b; ++p)
-        z[p] = row_dot_row(rows, ws.bilateral_rows[p], rows.jacobian, j, rows.response);
+        z[p] = dense_entry(rows, ws.bilateral_rows[p], j);
     cholesky_solve_in_place(ws.schur, b, z);
     for (uint32_t p = 0; p < b; ++p)
         row_axpy(rows, ws.bilateral_rows[p], rows.response, -z[p], response);

@@ -1,5 +1,6 @@
 #include "rows_upload.hpp"
 
+#include "dense_entry.hpp"
 #include "error.hpp"
 #include "row_update.hpp"
 #include "thread_pool.hpp"
@@ -61,23 +62,19 @@ template <class Real> void check_cone_pairs(const RowSet<Real>& set, uint32_t w)
     }
 }
 
-// The off-diagonal entries of each cone pair's 2x2 block of A in world w (0 for other rows),
-// through a dense scratch vector, and a check that the block (with its regularization) is
-// positive definite.
-template <class Real> void compute_cone_cross_terms(RowSet<Real>& set, uint32_t w, std::vector<Real>& column) {
+// The off-diagonal entries of each cone pair's 2x2 block of A in world w (0 for other rows), as
+// the dense path and the device's values kernel form them (dense_entry), and a check that the
+// block (with its regularization) is positive definite.
+template <class Real> void compute_cone_cross_terms(RowSet<Real>& set, uint32_t w) {
     const WorldRows<Real> rows = world_rows(set, w);
     const uint64_t row0 = set.world_row_offset[w];
     std::fill(set.cone_cross_01.begin() + long(row0), set.cone_cross_01.begin() + long(row0 + rows.row_count), Real(0));
     std::fill(set.cone_cross_10.begin() + long(row0), set.cone_cross_10.begin() + long(row0 + rows.row_count), Real(0));
     for (uint32_t i = 0; i + 1 < rows.row_count; ++i) {
         if (rows.kind[i] != STEEL_ROW_FRICTION_CONE) continue;
-        column.assign(rows.dof_count, Real(0));
         const uint64_t r = row0 + uint64_t(i);
-        row_axpy(rows, i + 1, rows.response, Real(1), column.data());
-        set.cone_cross_01[r] = row_dot(rows, i, rows.jacobian, column.data());
-        column.assign(rows.dof_count, Real(0));
-        row_axpy(rows, i, rows.response, Real(1), column.data());
-        set.cone_cross_10[r] = row_dot(rows, i + 1, rows.jacobian, column.data());
+        set.cone_cross_01[r] = dense_entry(rows, i, i + 1);
+        set.cone_cross_10[r] = dense_entry(rows, i + 1, i);
         const Real a00 = set.jy[r] + set.regularization[r], a11 = set.jy[r + 1] + set.regularization[r + 1];
         const Real det = a00 * a11 - set.cone_cross_01[r] * set.cone_cross_10[r];
         // Relative: tangents a hair from parallel give a determinant of rounding size, and
@@ -233,17 +230,17 @@ void check_world_denominators(const RowSet<Real>& set, uint32_t w, double cfm, d
     }
 }
 
-// Calls phase(w, thread) for every world: in runs on the pool (ThreadPool::for_each_run, which
-// reports the first bad world whatever the thread count), or in order on this thread.
+// Calls phase(w) for every world: in runs on the pool (ThreadPool::for_each_run, which reports
+// the first bad world whatever the thread count), or in order on this thread.
 template <class Phase> void for_each_world(ThreadPool* pool, uint32_t world_count, const Phase& phase) {
     if (!pool) {
         for (uint32_t w = 0; w < world_count; ++w)
-            phase(w, 0u);
+            phase(w);
         return;
     }
-    pool->for_each_run(world_count, [&](uint32_t run, uint32_t first, uint32_t end) {
+    pool->for_each_run(world_count, [&](uint32_t, uint32_t first, uint32_t end) {
         for (uint32_t w = first; w < end; ++w)
-            phase(w, run);
+            phase(w);
     });
 }
 
@@ -327,9 +324,9 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
     // Then world by world, phase after phase as one thread would check them: v-hat, the
     // structure (so values are only read where they exist), the cone pairs, the numbers.
     const auto in_part = [&](uint32_t world) -> const Part& { return part[part_of[world]]; };
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_velocity(in_part(w), set, w); });
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_structure(in_part(w), set, w); });
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { check_cone_pairs(set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w) { copy_velocity(in_part(w), set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w) { copy_structure(in_part(w), set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w) { check_cone_pairs(set, w); });
     for (uint32_t p = 0; p < part_count; ++p) {
         const uint64_t held = (p + 1 < part_count ? part[p + 1].value0 : value_total) - part[p].value0;
         if (held != parts[p].value_count)
@@ -338,13 +335,10 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
     }
     set.jacobian.resize(value_total);
     set.response.resize(value_total);
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) { copy_numbers(in_part(w), set, w); });
-    std::vector<std::vector<Real>> column(pool ? pool->run_count(world_count) : 1);
+    for_each_world(pool, world_count, [&](uint32_t w) { copy_numbers(in_part(w), set, w); });
+    for_each_world(pool, world_count, [&](uint32_t w) { compute_cone_cross_terms(set, w); });
     for_each_world(pool, world_count,
-                   [&](uint32_t w, uint32_t run) { compute_cone_cross_terms(set, w, column[run]); });
-    for_each_world(pool, world_count, [&](uint32_t w, uint32_t) {
-        check_world_denominators(set, w, cfm, contact_regularization, kWhere);
-    });
+                   [&](uint32_t w) { check_world_denominators(set, w, cfm, contact_regularization, kWhere); });
 }
 
 template <class Real>

@@ -3,7 +3,7 @@
 #include "rows_scenes.hpp"
 #include "support.hpp"
 
-#include "cuda/dense_entry.hpp"
+#include "dense_entry.hpp"
 #include "dense_path.hpp"
 #include "rows_upload.hpp"
 

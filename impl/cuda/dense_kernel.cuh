@@ -6,7 +6,7 @@
 
 #include "../momentum.hpp"
 #include "../row_update.hpp"
-#include "dense_entry.hpp"
+#include "../dense_entry.hpp"
 #include "general_kernel.cuh"
 
 namespace steel::cuda {

@@ -3,7 +3,7 @@
 // changes (J.Y per row, the cone pairs' cross terms) with the upload's own arithmetic.
 #pragma once
 
-#include "dense_entry.hpp"
+#include "../dense_entry.hpp"
 #include "rows_view.cuh"
 
 #include <steel/steel.h>

@@ -5,11 +5,12 @@
 // J * 0 = 0. This does exactly that sum (same terms, same order, the zeros included), looking
 // Y_j's value up by DOF instead, so a GPU lane can compute any entry on its own and still get
 // the CPU's bits (the device build does not contract into FMA). tests/test_cuda_kernels.cpp holds
-// it to that.
+// it to that. The CPU uses it too where a lane must: the upload's cone cross terms
+// (rows_upload.cpp) and the pre-elimination build's S and S^-1 J_B Y_j (preelimination_world.hpp).
 #pragma once
 
-#include "../host_device.hpp"
-#include "../world_rows.hpp"
+#include "host_device.hpp"
+#include "world_rows.hpp"
 
 #include <cstdint>
 
