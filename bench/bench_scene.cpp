@@ -7,7 +7,11 @@
 // solves under the propagation response with colored sweeps, whose solve after an upload first
 // builds the tree data and the colors. Results: bench/RESULTS.md.
 //
+// --seconds S times each phase for at least S seconds (default 0.3; --quick: 0.02), for a
+// profile of the steady state rather than of the setup.
+//
 //   bench_scene [--quick] [--colored] [--threads N] [--only "legged robot"] [--worlds 16384]
+//               [--seconds 5]
 #include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
@@ -29,6 +33,7 @@ int main(int argc, char** argv) {
     uint32_t threads = 1;
     std::string only;             // one scene's name, or all
     std::vector<uint32_t> counts; // world counts, or 1, 64 and 1,024
+    double seconds = 0;           // 0: the default
     for (int k = 1; k < argc; ++k) {
         if (std::strcmp(argv[k], "--quick") == 0) {
             quick = true;
@@ -42,13 +47,16 @@ int main(int argc, char** argv) {
         } else if (std::strcmp(argv[k], "--worlds") == 0 && k + 1 < argc &&
                    std::atoi(argv[k + 1]) >= 1) {
             counts.push_back(uint32_t(std::atoi(argv[++k])));
+        } else if (std::strcmp(argv[k], "--seconds") == 0 && k + 1 < argc &&
+                   std::atof(argv[k + 1]) > 0) {
+            seconds = std::atof(argv[++k]);
         } else {
             std::fprintf(stderr, "usage: bench_scene [--quick] [--colored] [--threads N >= 1] "
-                                 "[--only \"SCENE NAME\"] [--worlds N]...\n");
+                                 "[--only \"SCENE NAME\"] [--worlds N]... [--seconds S > 0]\n");
             return 2;
         }
     }
-    const double min_seconds = quick ? 0.02 : 0.3;
+    const double min_seconds = seconds > 0 ? seconds : quick ? 0.02 : 0.3;
     struct Scene {
         const char* name;
         std::function<void(scenes::SceneBuilder&)> add;

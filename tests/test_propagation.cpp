@@ -334,8 +334,10 @@ TEST_CASE("propagation: 1, 2 and 8 threads give the same bits, serial and colore
 
 TEST_CASE("propagation: a batch uploaded again and again gives a fresh batch's bits") {
     // Each upload builds its propagation set and colors into the memory of the ones before
-    // (spare_propagation, spare_colored). Two scenes of the same world count but different
-    // trees and contacts alternate, so stale arrays of the other would show.
+    // (spare_propagation, spare_colored), and its scene record, articulation records included,
+    // into the record of the upload before last. Two scenes of the same world count but
+    // different trees and contacts follow each other in an order that builds each into the
+    // other's memory as well as its own, so stale arrays of the other would show.
     SceneBuilder mix, piles;
     scenes::add_articulated_mix(mix, 2);
     for (uint32_t w = 0; w < mix.world_count(); ++w) {
@@ -359,7 +361,7 @@ TEST_CASE("propagation: a batch uploaded again and again gives a fresh batch's b
             const test::Solved fresh_a = solve_with(a, mode), fresh_b = solve_with(b, mode);
 
             const steel_batch batch = test::make_scene_batch(a.world_count, mode);
-            for (const steel_scene_desc* scene : {&a, &b, &a, &b, &a}) {
+            for (const steel_scene_desc* scene : {&a, &b, &b, &a, &a, &b, &a}) {
                 REQUIRE_OK(steel_batch_upload_scene(batch, scene));
                 REQUIRE_OK(steel_batch_solve(batch));
                 const test::Solved got = test::read_all(batch);

@@ -69,6 +69,11 @@ void ArticulationModel::finalize() {
 
 Kinematics forward_kinematics(const ArticulationModel& model, const std::vector<double>& q) {
     Kinematics kin;
+    forward_kinematics(model, q, kin);
+    return kin;
+}
+
+void forward_kinematics(const ArticulationModel& model, const std::vector<double>& q, Kinematics& kin) {
     const size_t count = model.joints.size();
     kin.body_pose.resize(count);
     kin.joint_origin.resize(count);
@@ -104,7 +109,6 @@ Kinematics forward_kinematics(const ArticulationModel& model, const std::vector<
         const Mat3 r = rotation(kin.body_pose[i].orientation);
         kin.body_inertia[i] = {body.mass, apply(kin.body_pose[i], body.com), r * body.inertia * transpose(r)};
     }
-    return kin;
 }
 
 std::vector<Spatial> body_velocities(const ArticulationModel& model, const Kinematics& kin,
@@ -118,9 +122,18 @@ std::vector<Spatial> body_velocities(const ArticulationModel& model, const Kinem
 }
 
 std::vector<double> mass_matrix(const ArticulationModel& model, const Kinematics& kin) {
+    std::vector<double> h;
+    DynamicsScratch scratch;
+    mass_matrix(model, kin, h, scratch);
+    return h;
+}
+
+void mass_matrix(const ArticulationModel& model, const Kinematics& kin, std::vector<double>& h,
+                 DynamicsScratch& scratch) {
     const uint32_t n = model.dof_count();
-    std::vector<double> h(size_t(n) * n, 0.0);
-    std::vector<Inertia> composite = kin.body_inertia;
+    h.assign(size_t(n) * n, 0.0);
+    std::vector<Inertia>& composite = scratch.composite;
+    composite.assign(kin.body_inertia.begin(), kin.body_inertia.end());
     for (size_t i = model.joints.size(); i-- > 0;)
         if (model.joints[i].parent >= 0)
             composite[model.joints[i].parent] = combine(composite[model.joints[i].parent], composite[i]);
@@ -134,18 +147,29 @@ std::vector<double> mass_matrix(const ArticulationModel& model, const Kinematics
                     h[size_t(k) * n + l] = value;
                 }
         }
-    return h;
 }
 
 std::vector<double> inverse_dynamics(const ArticulationModel& model, const Kinematics& kin,
                                       const std::vector<double>& qd, const std::vector<double>& qdd, Vec3 gravity,
                                       const std::vector<Spatial>& external_force) {
+    std::vector<double> tau(model.dof_count());
+    DynamicsScratch scratch;
+    inverse_dynamics(model, kin, qd.data(), qdd.data(), gravity, external_force, tau.data(), scratch);
+    return tau;
+}
+
+void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, const double* qd, const double* qdd,
+                      Vec3 gravity, const std::vector<Spatial>& external_force, double* tau,
+                      DynamicsScratch& scratch) {
     const size_t count = model.joints.size();
-    std::vector<Spatial> velocity(count), acceleration(count), force(count);
+    std::vector<Spatial>&velocity = scratch.velocity, &acceleration = scratch.acceleration, &force = scratch.force;
+    velocity.resize(count);
+    acceleration.resize(count);
+    force.resize(count);
     for (uint32_t i = 0; i < count; ++i) {
         const JointModel& joint = model.joints[i];
         const int32_t parent = joint.parent;
-        const Spatial joint_rate = joint_velocity(model, kin, i, qd.data());
+        const Spatial joint_rate = joint_velocity(model, kin, i, qd);
         velocity[i] = (parent < 0 ? Spatial{} : velocity[parent]) + joint_rate;
         // The subspace's own rate of change times qd. Revolute and prismatic columns are fixed
         // in the child: V x (S qd). Ball and free angular columns keep world directions but
@@ -166,17 +190,16 @@ std::vector<double> inverse_dynamics(const ArticulationModel& model, const Kinem
         }
         // Gravity as a fictitious upward acceleration of the fixed base (Featherstone 5.3).
         const Spatial base{{}, -gravity};
-        acceleration[i] = (parent < 0 ? base : acceleration[parent]) + joint_velocity(model, kin, i, qdd.data()) + bias;
+        const Spatial joint_acceleration = qdd ? joint_velocity(model, kin, i, qdd) : Spatial{};
+        acceleration[i] = (parent < 0 ? base : acceleration[parent]) + joint_acceleration + bias;
         const Inertia& inertia = kin.body_inertia[i];
         force[i] = inertia * acceleration[i] + cross_force(velocity[i], inertia * velocity[i]);
         if (!external_force.empty()) force[i] = force[i] + (-1.0) * external_force[i];
     }
-    std::vector<double> tau(model.dof_count(), 0.0);
     for (size_t i = count; i-- > 0;) {
         for (uint32_t k = model.dof_offset[i]; k < model.dof_offset[i + 1]; ++k) tau[k] = dot(kin.subspace[k], force[i]);
         if (model.joints[i].parent >= 0) force[model.joints[i].parent] = force[model.joints[i].parent] + force[i];
     }
-    return tau;
 }
 
 void point_jacobian(const ArticulationModel& model, const Kinematics& kin, int32_t body, Vec3 point, Vec3 direction,

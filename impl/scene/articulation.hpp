@@ -61,13 +61,25 @@ struct Kinematics {
 };
 
 Kinematics forward_kinematics(const ArticulationModel& model, const std::vector<double>& q);
+// The same into `out`, keeping its arrays' memory: a scene upload rebuilds every articulation's
+// kinematics each step.
+void forward_kinematics(const ArticulationModel& model, const std::vector<double>& q, Kinematics& out);
 
 // Spatial velocity of every body for generalized velocities qd.
 std::vector<Spatial> body_velocities(const ArticulationModel& model, const Kinematics& kin,
                                      const std::vector<double>& qd);
 
+// The per-body arrays the dynamics below work in, kept by a caller that runs them again and
+// again so that each run allocates nothing.
+struct DynamicsScratch {
+    std::vector<Inertia> composite;
+    std::vector<Spatial> velocity, acceleration, force;
+};
+
 // Joint-space mass matrix (row-major n x n) by the composite rigid body algorithm.
 std::vector<double> mass_matrix(const ArticulationModel& model, const Kinematics& kin);
+void mass_matrix(const ArticulationModel& model, const Kinematics& kin, std::vector<double>& h,
+                 DynamicsScratch& scratch);
 
 // Inverse dynamics (recursive Newton-Euler): the generalized forces that produce accelerations
 // qdd at velocities qd under gravity, minus the given external body forces (world spatial forces
@@ -75,6 +87,10 @@ std::vector<double> mass_matrix(const ArticulationModel& model, const Kinematics
 std::vector<double> inverse_dynamics(const ArticulationModel& model, const Kinematics& kin,
                                       const std::vector<double>& qd, const std::vector<double>& qdd, Vec3 gravity,
                                       const std::vector<Spatial>& external_force);
+// The same into `tau` [dof_count]; qd and qdd hold dof_count values, and a null qdd is zero.
+void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, const double* qd, const double* qdd,
+                      Vec3 gravity, const std::vector<Spatial>& external_force, double* tau,
+                      DynamicsScratch& scratch);
 
 // Row of d(n . velocity of world point p on body b)/d(qd): entry k is n . (S_k at p) for the
 // DOFs that move body b (its joint and its ancestors'), 0 elsewhere.

@@ -29,6 +29,18 @@ struct ArticulationRecord {
     // Per DOF, what H~ adds to H's diagonal: armature + dt damping (+ dt kd + dt^2 kp for
     // augmented drives). The propagation response factors the same H~ (SPEC 7).
     std::vector<double> augmentation;
+
+    // Empties the record for a new build, keeping the memory of its arrays. The build sets the
+    // first_* indices and rewrites the model's offsets, the kinematics and the augmentation.
+    void reset() {
+        model.bodies.clear();
+        model.joints.clear();
+        q.clear();
+        standalone = false;
+        flags = STEEL_BODY_DYNAMIC;
+        kinematic_velocity = {};
+        augmentation.clear();
+    }
 };
 
 // One term of a row's J as the propagation response sees it (SPEC 7): a spatial force at a
@@ -60,9 +72,10 @@ struct WorldRecord {
     std::vector<PropagationTerm> terms;
     std::vector<uint32_t> term_offset{0};
 
-    // Empties the record for a new build, keeping the memory of its arrays.
+    // Empties the record for a new build, keeping the memory of its arrays. The articulations
+    // are kept whole, for their arrays' memory too: the build resizes the list to the world's
+    // articulations and resets each (ArticulationRecord::reset).
     void clear() {
-        articulations.clear();
         contacts.clear();
         lower_limit_row.clear();
         upper_limit_row.clear();

@@ -62,12 +62,6 @@ void cholesky_solve(const std::vector<double>& l, uint32_t n, double* x) {
     cholesky_solve_in_place(l.data(), n, x);
 }
 
-// Per articulation of the world being built.
-struct Built {
-    ArticulationRecord record;
-    std::vector<double> factor; // Cholesky factor of H~
-};
-
 // A side's J values: inline for articulations of up to kInline DOFs, on the heap beyond. Sides
 // are made, copied and dropped several times per row; with a heap vector each, allocation was
 // most of a small world's build time.
@@ -109,24 +103,26 @@ struct Side {
 
 class WorldBuilder {
   public:
-    WorldBuilder(BuiltRows& out, std::vector<Built>& articulations,
-                 const std::vector<int32_t>& body_articulation, WorldRecord& world)
-        : out_(out), articulations_(articulations), body_articulation_(body_articulation),
-          world_(world) {}
+    // Reads the world's articulations, their factors and body_articulation from `world` and
+    // `scratch`, built before it.
+    WorldBuilder(BuiltRows& out, WorldRecord& world, WorldScratch& scratch)
+        : out_(out), articulations_(world.articulations), factor_(scratch.factor),
+          body_articulation_(scratch.body_articulation), terms_(scratch.terms),
+          response_(scratch.response), world_(world) {}
 
     // The side of a row on body b (-1: the world, no side).
     Side side(int32_t body) const {
         Side s;
         if (body < 0) return s;
         s.articulation = body_articulation_[body];
-        s.jacobian.assign(articulations_[s.articulation].record.model.dof_count(), 0.0);
+        s.jacobian.assign(articulations_[s.articulation].model.dof_count(), 0.0);
         return s;
     }
     int32_t local_body(int32_t body) const {
-        return body - int32_t(articulations_[body_articulation_[body]].record.first_body);
+        return body - int32_t(articulations_[body_articulation_[body]].first_body);
     }
     const ArticulationRecord& articulation_of(int32_t body) const {
-        return articulations_[body_articulation_[body]].record;
+        return articulations_[body_articulation_[body]];
     }
 
     // Appends a row with up to two sides; Y = H~^-1 J^T per side. Returns its world-local index,
@@ -134,7 +130,7 @@ class WorldBuilder {
     // joint can move, like the out-of-plane axis of a planar loop's connect constraint).
     int32_t add_row(Side a, Side b, double bias, int32_t kind, double lower, double upper,
                     int32_t normal_row, double friction, double regularization = 0.0) {
-        std::vector<PropagationTerm>& terms = terms_scratch_;
+        std::vector<PropagationTerm>& terms = terms_;
         terms.clear();
         for (const Side* s : {&a, &b})
             append_terms(*s, terms);
@@ -150,19 +146,17 @@ class WorldBuilder {
                 largest = std::max(largest, std::fabs(value));
         if (largest < 1e-12) return -1;
         if (a.articulation >= 0 && b.articulation >= 0 &&
-            articulations_[a.articulation].record.first_dof >
-                articulations_[b.articulation].record.first_dof)
+            articulations_[a.articulation].first_dof > articulations_[b.articulation].first_dof)
             std::swap(a, b);
         for (const Side* s : {&a, &b}) {
             const uint32_t n =
-                s->articulation >= 0 ? articulations_[s->articulation].record.model.dof_count() : 0;
-            out_.block_offset.push_back(n > 0 ? articulations_[s->articulation].record.first_dof
-                                              : 0);
+                s->articulation >= 0 ? articulations_[s->articulation].model.dof_count() : 0;
+            out_.block_offset.push_back(n > 0 ? articulations_[s->articulation].first_dof : 0);
             out_.block_length.push_back(n);
             if (n == 0) continue;
-            std::vector<double>& response = response_scratch_;
+            std::vector<double>& response = response_;
             response.assign(s->jacobian.begin(), s->jacobian.end());
-            cholesky_solve(articulations_[s->articulation].factor, n, response.data());
+            cholesky_solve(factor_[size_t(s->articulation)], n, response.data());
             out_.jacobian.insert(out_.jacobian.end(), s->jacobian.begin(), s->jacobian.end());
             out_.response.insert(out_.response.end(), response.begin(), response.end());
         }
@@ -210,7 +204,7 @@ class WorldBuilder {
         double sum = 0;
         for (const Side* s : {&a, &b}) {
             if (s->articulation < 0) continue;
-            const uint32_t first = articulations_[s->articulation].record.first_dof;
+            const uint32_t first = articulations_[s->articulation].first_dof;
             for (size_t k = 0; k < s->jacobian.size(); ++k)
                 sum += s->jacobian[k] * qd[first + k];
         }
@@ -236,10 +230,11 @@ class WorldBuilder {
     }
 
     BuiltRows& out_;
-    std::vector<PropagationTerm> terms_scratch_; // add_row's, kept for their memory
-    std::vector<double> response_scratch_;
-    std::vector<Built>& articulations_;
+    const std::vector<ArticulationRecord>& articulations_;
+    const std::vector<std::vector<double>>& factor_;
     const std::vector<int32_t>& body_articulation_;
+    std::vector<PropagationTerm>& terms_; // add_row's
+    std::vector<double>& response_;
     WorldRecord& world_;
 };
 
@@ -334,13 +329,21 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
         finite(
             d.gravity[3 * w + k], [&] { return format("world %u", w); }, "gravity");
 
-    // Bodies and joints, grouped into articulations (a root joint and the bodies after it).
-    std::vector<Built> articulations;
-    std::vector<int32_t> body_articulation(body_count);
+    // Bodies and joints, grouped into articulations (a root joint and the bodies after it),
+    // built into the records the world had, for their memory.
+    WorldScratch& scratch = out.scratch;
+    uint32_t roots = 0;
+    for (uint32_t b = 0; b < body_count; ++b)
+        roots += d.joint_parent[body0 + b] == -1;
+    std::vector<ArticulationRecord>& articulations = world.articulations;
+    articulations.resize(roots);
+    uint32_t begun = 0; // articulations begun so far
+    std::vector<int32_t>& body_articulation = scratch.body_articulation;
+    body_articulation.resize(body_count);
     uint32_t dof = 0, position = 0;
     // The step's velocity of every DOF: joint_velocity, or body_velocity for a standalone body.
-    std::vector<double> world_qd(record.world_dof_offset[w + 1] - dof0, 0.0);
-    std::vector<double> standalone_velocity;
+    std::vector<double>& world_qd = scratch.world_qd;
+    world_qd.assign(record.world_dof_offset[w + 1] - dof0, 0.0);
     for (uint32_t b = 0; b < body_count; ++b) {
         const uint64_t g = body0 + b;
         const auto place = [&] { return format("world %u, body %u", w, b); };
@@ -349,8 +352,8 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             bad(format("%s: joint_parent = %d must be -1 or a body before it", place().c_str(),
                        parent));
         if (parent == -1) {
-            articulations.emplace_back();
-            ArticulationRecord& art = articulations.back().record;
+            ArticulationRecord& art = articulations[begun++];
+            art.reset();
             art.first_body = b;
             art.first_dof = dof;
             art.first_position = position;
@@ -361,12 +364,12 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                 ++count;
             art.model.bodies.reserve(count);
             art.model.joints.reserve(count);
-        } else if (uint32_t(parent) < articulations.back().record.first_body) {
+        } else if (uint32_t(parent) < articulations[begun - 1].first_body) {
             bad(format("%s: joint_parent = %d belongs to an earlier articulation; list each "
                        "articulation's "
                        "bodies together, root first",
                        place().c_str(), parent));
-        } else if (articulations.back().record.standalone) {
+        } else if (articulations[begun - 1].standalone) {
             bad(format("%s: joint_parent = %d is a standalone body (STEEL_JOINT_NONE); joints "
                        "cannot hang "
                        "from it",
@@ -376,8 +379,8 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
         if (standalone && parent != -1)
             bad(format("%s: a standalone body (STEEL_JOINT_NONE) needs joint_parent = -1, not %d",
                        place().c_str(), parent));
-        body_articulation[b] = int32_t(articulations.size() - 1);
-        ArticulationRecord& art = articulations.back().record;
+        body_articulation[b] = int32_t(begun - 1);
+        ArticulationRecord& art = articulations[begun - 1];
         BodyModel body;
         body.mass = d.body_mass[g];
         if (!(body.mass > 0) || !std::isfinite(body.mass))
@@ -390,8 +393,9 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             finite(inertia[k], place, "body_inertia");
         const double entries[9] = {inertia[0], inertia[3], inertia[4], inertia[3], inertia[1],
                                    inertia[5], inertia[4], inertia[5], inertia[2]};
-        std::vector<double> check(entries, entries + 9);
-        if (!cholesky(check, 3))
+        double check[9];
+        std::copy(entries, entries + 9, check);
+        if (!cholesky_factor_in_place(check, 3))
             bad(format("%s: body_inertia is not positive definite", place().c_str()));
         std::copy(entries, entries + 9, body.inertia.m);
         JointModel joint;
@@ -418,18 +422,16 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             joint.parent_frame = body_pose;
             if (art.flags == STEEL_BODY_DYNAMIC) {
                 joint.type = JointType::free;
-                art.q = {0, 0, 0, 1, 0, 0, 0};
-                standalone_velocity.assign({origin_velocity.x, origin_velocity.y, origin_velocity.z,
-                                            angular.x, angular.y, angular.z});
+                art.q.assign({0, 0, 0, 1, 0, 0, 0});
+                const double velocity[6] = {origin_velocity.x, origin_velocity.y, origin_velocity.z,
+                                            angular.x,         angular.y,         angular.z};
+                std::copy(velocity, velocity + 6, world_qd.begin() + dof);
             } else if (art.flags == STEEL_BODY_KINEMATIC) {
                 art.kinematic_velocity = {angular,
                                           origin_velocity - cross(angular, body_pose.position)};
             }
             art.model.bodies.push_back(body);
             art.model.joints.push_back(joint);
-            if (art.flags == STEEL_BODY_DYNAMIC)
-                for (uint32_t k = 0; k < 6; ++k)
-                    world_qd[dof + k] = standalone_velocity[k];
             dof += art.flags == STEEL_BODY_DYNAMIC ? 6 : 0;
             continue;
         }
@@ -515,15 +517,17 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     out.row_counts.push_back(0);
     const size_t velocity0 = out.unconstrained_velocity.size();
     out.unconstrained_velocity.resize(velocity0 + dof);
-    for (Built& built : articulations) {
-        ArticulationRecord& art = built.record;
+    scratch.factor.resize(articulations.size());
+    for (size_t a = 0; a < articulations.size(); ++a) {
+        ArticulationRecord& art = articulations[a];
+        std::vector<double>& factor = scratch.factor[a];
         art.model.finalize();
         const uint32_t n = art.model.dof_count();
         const std::vector<double>& q = art.q;
-        art.kinematics = forward_kinematics(art.model, q);
-        const std::vector<double> qd(world_qd.begin() + art.first_dof,
-                                     world_qd.begin() + art.first_dof + n);
-        std::vector<Spatial> external;
+        forward_kinematics(art.model, q, art.kinematics);
+        const double* qd = world_qd.data() + art.first_dof;
+        std::vector<Spatial>& external = scratch.external;
+        external.clear();
         if (d.external_force)
             for (uint32_t b = 0; b < art.model.bodies.size(); ++b) {
                 const double* f = d.external_force + 6 * (body0 + art.first_body + b);
@@ -531,10 +535,13 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                 const Vec3 com = art.kinematics.body_inertia[b].com;
                 external.push_back({torque + cross(com, force), force});
             }
-        const std::vector<double> bias = inverse_dynamics(
-            art.model, art.kinematics, qd, std::vector<double>(n, 0.0), gravity, external);
-        built.factor = mass_matrix(art.model, art.kinematics);
-        std::vector<double> force(n);
+        std::vector<double>& bias = scratch.bias;
+        bias.resize(n);
+        inverse_dynamics(art.model, art.kinematics, qd, nullptr, gravity, external, bias.data(),
+                         scratch.dynamics);
+        mass_matrix(art.model, art.kinematics, factor, scratch.dynamics);
+        std::vector<double>& force = scratch.force;
+        force.resize(n);
         art.augmentation.assign(n, 0.0);
         for (uint32_t k = 0; k < n; ++k) {
             const uint64_t gk = dof0 + art.first_dof + k;
@@ -544,7 +551,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
             const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
             art.augmentation[k] = armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
-            built.factor[size_t(k) * n + k] += art.augmentation[k];
+            factor[size_t(k) * n + k] += art.augmentation[k];
             double f = -bias[k] - damping * qd[k];
             if (kp > 0 || kd > 0) {
                 // The joint's own position coordinate (1-DOF joints only carry drives).
@@ -557,15 +564,15 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             }
             force[k] = f;
         }
-        if (!cholesky(built.factor, n))
+        if (!cholesky(factor, n))
             bad(format("world %u, articulation rooted at body %u: H~ is not positive definite", w,
                        art.first_body));
-        cholesky_solve(built.factor, n, force.data());
+        cholesky_solve(factor, n, force.data());
         for (uint32_t k = 0; k < n; ++k)
             out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
     }
 
-    WorldBuilder rows(out, articulations, body_articulation, world);
+    WorldBuilder rows(out, world, scratch);
     const uint64_t row_base = out.bias.size();
     const double* qd_world = world_qd.data();
     const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place,
@@ -651,8 +658,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     world.lower_limit_row.assign(dof, -1);
     world.upper_limit_row.assign(dof, -1);
     if (d.joint_lower || d.joint_upper)
-        for (const Built& built : articulations) {
-            const ArticulationRecord& art = built.record;
+        for (const ArticulationRecord& art : articulations) {
             for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
                 if (joint_dof_count(art.model.joints[j].type) != 1) continue;
                 const uint32_t k = art.first_dof + art.model.dof_offset[j];
@@ -676,8 +682,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
 
     // Velocity limits: qd' <= limit and -qd' <= limit, as [0, inf) rows.
     if (d.joint_velocity_limit)
-        for (const Built& built : articulations) {
-            const ArticulationRecord& art = built.record;
+        for (const ArticulationRecord& art : articulations) {
             for (uint32_t k = 0; k < art.model.dof_count(); ++k) {
                 const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
                 if (!std::isfinite(limit)) continue;
@@ -698,8 +703,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     // the same equation the augmented H~ solves, clamped to +-dt * effort limit.
     world.drive_row.assign(dof, -1);
     if (drives && drive_rows)
-        for (const Built& built : articulations) {
-            const ArticulationRecord& art = built.record;
+        for (const ArticulationRecord& art : articulations) {
             for (uint32_t j = 0; j < art.model.joints.size(); ++j) {
                 if (joint_dof_count(art.model.joints[j].type) != 1) continue;
                 const uint32_t k = art.first_dof + art.model.dof_offset[j];
@@ -795,9 +799,6 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                                          STEEL_ROW_BILATERAL, 0, 0, -1, 0);
         world.mimic_rows.push_back(row >= 0 ? int64_t(row_base) + row : -1);
     }
-    world.articulations.reserve(articulations.size());
-    for (Built& built : articulations)
-        world.articulations.push_back(std::move(built.record));
 }
 
 // Adds `by` to every batch row index world w's record holds (-1, no row, stays).
