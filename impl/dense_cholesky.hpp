@@ -47,4 +47,31 @@ STEEL_HOST_DEVICE void cholesky_solve_in_place(const Real* l, uint32_t n, Real* 
     }
 }
 
+// cholesky_solve_in_place on four right-hand sides at once, each with the same operations in the
+// same order, so each gets the bits a solve of its own gives. One solve is a chain of dependent
+// subtractions and divisions; four interleaved keep the arithmetic units busy while each waits
+// (a scene upload's Y = H~^-1 J^T, block after block of one articulation).
+template <class Real> void cholesky_solve_in_place_4(const Real* l, uint32_t n, Real* const x[4]) {
+    for (uint32_t i = 0; i < n; ++i) {
+        Real sum[4] = {x[0][i], x[1][i], x[2][i], x[3][i]};
+        for (uint32_t k = 0; k < i; ++k) {
+            const Real lik = l[size_t(i) * n + k];
+            for (int r = 0; r < 4; ++r)
+                sum[r] -= lik * x[r][k];
+        }
+        for (int r = 0; r < 4; ++r)
+            x[r][i] = sum[r] / l[size_t(i) * n + i];
+    }
+    for (uint32_t i = n; i-- > 0;) {
+        Real sum[4] = {x[0][i], x[1][i], x[2][i], x[3][i]};
+        for (uint32_t k = i + 1; k < n; ++k) {
+            const Real lki = l[size_t(k) * n + i];
+            for (int r = 0; r < 4; ++r)
+                sum[r] -= lki * x[r][k];
+        }
+        for (int r = 0; r < 4; ++r)
+            x[r][i] = sum[r] / l[size_t(i) * n + i];
+    }
+}
+
 } // namespace steel

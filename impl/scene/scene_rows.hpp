@@ -25,10 +25,16 @@ struct WorldScratch {
     std::vector<std::vector<double>> factor; // per articulation: the Cholesky factor of H~
     std::vector<int32_t> body_articulation;  // per body of the world
     std::vector<double> world_qd;            // the step's velocity of every DOF of the world
-    std::vector<double> bias, force, response;
+    std::vector<double> bias, force;
     std::vector<Spatial> external;
     std::vector<PropagationTerm> terms;
     DynamicsScratch dynamics;
+    // The J blocks a world's rows added, waiting for their Y = H~^-1 J^T: per block its
+    // articulation and where its values start in the rows' response array; then the same
+    // starts grouped by articulation, and where each articulation's group ends.
+    std::vector<int32_t> pending_articulation;
+    std::vector<size_t> pending_start, grouped_start;
+    std::vector<uint32_t> group_end;
 };
 
 // The rows of a scene, shaped like a steel_rows_desc (which points into these arrays).
