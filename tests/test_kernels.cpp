@@ -1,13 +1,17 @@
 // White-box tests of the shared kernel bodies (impl/*.hpp): the same functions a GPU backend
 // will run, exercised on the CPU.
 #include "classify.hpp"
+#include "dense_cholesky.hpp"
 #include "row_update.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <random>
+#include <vector>
 
 using steel::project_impulse;
 
@@ -50,4 +54,42 @@ TEST_CASE("classification follows the requested path and the dense size limit") 
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 12) == STEEL_PATH_DENSE);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
+}
+
+TEST_CASE("four Cholesky solves at once give each one's bits alone, and solve the system") {
+    // The scene build's Y = H~^-1 J^T (cholesky_solve_in_place_4) against one solve at a time,
+    // on random positive definite matrices M M^T + n I of every size a joint tree reaches.
+    std::mt19937_64 random(7);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (uint32_t n : {1u, 2u, 5u, 6u, 7u, 14u, 31u}) {
+        CAPTURE(n);
+        std::vector<double> m(size_t(n) * n), h(size_t(n) * n, 0.0);
+        for (double& value : m)
+            value = uniform(random);
+        for (uint32_t i = 0; i < n; ++i)
+            for (uint32_t j = 0; j < n; ++j) {
+                for (uint32_t k = 0; k < n; ++k)
+                    h[size_t(i) * n + j] += m[size_t(i) * n + k] * m[size_t(j) * n + k];
+                if (i == j) h[size_t(i) * n + j] += n;
+            }
+        std::vector<double> l = h;
+        REQUIRE(steel::cholesky_factor_in_place(l.data(), n));
+        std::vector<double> b(4 * size_t(n));
+        for (double& value : b)
+            value = uniform(random);
+        std::vector<double> together = b, alone = b;
+        double* const x[4] = {together.data() + 2 * n, together.data(), together.data() + 3 * n,
+                              together.data() + n}; // any four blocks, in any order
+        steel::cholesky_solve_in_place_4(l.data(), n, x);
+        for (uint32_t r = 0; r < 4; ++r)
+            steel::cholesky_solve_in_place(l.data(), n, alone.data() + size_t(r) * n);
+        CHECK(std::memcmp(together.data(), alone.data(), together.size() * sizeof(double)) == 0);
+        for (uint32_t r = 0; r < 4; ++r) // H x = b, to rounding
+            for (uint32_t i = 0; i < n; ++i) {
+                double hx = 0;
+                for (uint32_t j = 0; j < n; ++j)
+                    hx += h[size_t(i) * n + j] * together[size_t(r) * n + j];
+                CHECK(hx == doctest::Approx(b[size_t(r) * n + i]).epsilon(1e-10));
+            }
+    }
 }
