@@ -59,6 +59,45 @@ STEEL_HOST_DEVICE inline void momentum_reset(MomentumState<Real>& state, const R
     momentum_restart(state, impulse, m, velocity, n);
 }
 
+// What to do after a sweep, decided from its residual and the alignment (x_k - y_{k-1}) .
+// (x_k - x_{k-1}); updates t and the last residual. The CPU and the GPU share it: only the
+// alignment's summation order differs between them.
+enum class MomentumMove { first, restart, extrapolate };
+
+template <class Real> struct MomentumDecision {
+    MomentumMove move;
+    Real beta; // extrapolate only
+};
+
+template <class Real>
+STEEL_HOST_DEVICE inline MomentumDecision<Real> momentum_decide(MomentumState<Real>& state,
+                                                                double residual, Real alignment) {
+    const double last = state.last_residual;
+    state.last_residual = residual;
+    if (last == INFINITY) // after the first sweep: no direction to extrapolate along yet
+        return {MomentumMove::first, Real(0)};
+    const bool got_worse = residual > last;                        // momentum pushed uphill
+    const bool fast_anyway = residual < kMomentumSlowRatio * last; // plain sweeps are doing well
+    if (alignment < 0 || got_worse || fast_anyway) return {MomentumMove::restart, Real(0)};
+    const Real t_next = (Real(1) + std::sqrt(Real(1) + Real(4) * state.t * state.t)) / Real(2);
+    const Real beta = (state.t - Real(1)) / t_next;
+    state.t = t_next;
+    return {MomentumMove::extrapolate, beta};
+}
+
+// y_k = x_k + beta (x_k - x_{k-1}) for the values [begin, end) by `step`, and x_{k-1} := x_k:
+// one thread takes them all (step 1), or a warp's lane l every 32nd from l.
+template <class Real>
+STEEL_HOST_DEVICE inline void momentum_extrapolate_values(Real* values, Real* previous, Real beta,
+                                                          uint32_t begin, uint32_t end,
+                                                          uint32_t step) {
+    for (uint32_t i = begin; i < end; i += step) {
+        const Real x = values[i];
+        values[i] = x + beta * (x - previous[i]);
+        previous[i] = x;
+    }
+}
+
 // After a sweep that another follows: extrapolate impulse (and velocity, if kept live) in
 // place. Returns true if the momentum was restarted instead.
 template <class Real>
@@ -66,32 +105,14 @@ STEEL_HOST_DEVICE inline bool momentum_extrapolate(MomentumState<Real>& state, d
                                                    uint32_t m, Real* velocity, uint32_t n) {
     Real alignment = 0;
     for (uint32_t i = 0; i < m; ++i) alignment += (impulse[i] - state.start[i]) * (impulse[i] - state.previous[i]);
-    const double last = state.last_residual;
-    state.last_residual = residual;
-    if (last == INFINITY) { // after the first sweep: no direction to extrapolate along yet
+    const MomentumDecision<Real> decision = momentum_decide(state, residual, alignment);
+    if (decision.move != MomentumMove::extrapolate) {
         momentum_restart(state, impulse, m, velocity, n);
-        return false;
+        return decision.move == MomentumMove::restart;
     }
-    const bool got_worse = residual > last;                      // momentum pushed uphill
-    const bool fast_anyway = residual < kMomentumSlowRatio * last; // plain sweeps are doing well
-    if (alignment < 0 || got_worse || fast_anyway) {
-        momentum_restart(state, impulse, m, velocity, n);
-        return true;
-    }
-    const Real t_next = (Real(1) + std::sqrt(Real(1) + Real(4) * state.t * state.t)) / Real(2);
-    const Real beta = (state.t - Real(1)) / t_next;
-    state.t = t_next;
-    for (uint32_t i = 0; i < m; ++i) {
-        const Real x = impulse[i];
-        impulse[i] = x + beta * (x - state.previous[i]);
-        state.previous[i] = x;
-    }
+    momentum_extrapolate_values(impulse, state.previous, decision.beta, 0, m, 1);
     if (state.previous_velocity)
-        for (uint32_t k = 0; k < n; ++k) {
-            const Real v = velocity[k];
-            velocity[k] = v + beta * (v - state.previous_velocity[k]);
-            state.previous_velocity[k] = v;
-        }
+        momentum_extrapolate_values(velocity, state.previous_velocity, decision.beta, 0, n, 1);
     return false;
 }
 

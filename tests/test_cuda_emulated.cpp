@@ -142,6 +142,38 @@ TEST_CASE("Emulated CUDA kernels: cfm, contact regularization, residual history 
     }
 }
 
+TEST_CASE("Emulated CUDA kernels: momentum over worlds of hundreds of rows") {
+    // The warp's momentum gives each lane every 32nd row and sums the alignment over the lanes
+    // (warp_momentum.cuh): only worlds of more rows than lanes tell a lane's share from the
+    // whole, so piles of boxes, on the general path, with extrapolations and restarts both.
+    scenes::SceneBuilder scene;
+    for (uint32_t boxes : {12u, 30u}) {
+        scene.begin_world();
+        scenes::add_box_pile(scene, boxes);
+    }
+    const steel_scene_desc desc = scene.desc();
+    const steel_batch batch =
+        cuda_test::create(desc.world_count, STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    steel_solve_options options = options_with(40, STEEL_PATH_GENERAL);
+    options.nesterov_momentum = 1;
+    const Pair pair = solve_both(batch, options);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    uint64_t rows = 0;
+    for (size_t w = 0; w < pair.cpu.stats.size(); ++w) {
+        CAPTURE(w);
+        const steel_world_stats& cpu = pair.cpu.stats[w];
+        CHECK(pair.emulated.stats[w].momentum_restarts == cpu.momentum_restarts);
+        CHECK(cpu.momentum_restarts > 0);              // restarted,
+        CHECK(cpu.momentum_restarts + 2 < cpu.sweeps); // and extrapolated too
+    }
+    for (uint32_t w = 0; w < desc.world_count; ++w)
+        rows = std::max<uint64_t>(rows, 12 * uint64_t(desc.world_contact_count[w]) / 4);
+    CHECK(rows > 3 * 32); // several rows a lane
+    const double scale = std::max(1.0, test::max_abs(pair.cpu.impulses));
+    CHECK(test::max_abs_diff(pair.emulated.impulses, pair.cpu.impulses) <= 1e-9 * scale);
+}
+
 TEST_CASE("Emulated CUDA kernels: scenes with box and cone friction match the CPU backend") {
     for (int32_t model : {STEEL_FRICTION_MODEL_BOX, STEEL_FRICTION_MODEL_CONE}) {
         const scenes::SceneBuilder builder = cuda_test::robot_worlds(model, 6);

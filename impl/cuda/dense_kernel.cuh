@@ -4,7 +4,6 @@
 // itself on lane 0 with the CPU's update_rows. v = v-hat + Y lambda is formed once at the end.
 #pragma once
 
-#include "../momentum.hpp"
 #include "../row_update.hpp"
 #include "../dense_entry.hpp"
 #include "general_kernel.cuh"
@@ -70,8 +69,7 @@ __device__ inline WorldOutcome warp_dense_solve(const WorldRows<Real>& rows,
                 a[size_t(i + 1) * m + i] = rows.cone_cross_10[i];
                 ++i;
             }
-    if (solve.momentum && lane == 0)
-        momentum_reset(state, lambda, m, static_cast<Real*>(nullptr), n);
+    if (solve.momentum) warp_momentum_reset(state, lambda, m, static_cast<Real*>(nullptr), n, lane);
     __syncwarp();
 
     WorldOutcome outcome =

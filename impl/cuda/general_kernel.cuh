@@ -3,12 +3,12 @@
 // memory, each row's values read by the 32 lanes side by side, the next row's loaded while the
 // current one is updated. Lane 0 alone runs the row
 // update itself (update_rows, the CPU's own code) and broadcasts the impulse change; the
-// lanes then apply it to v together. Momentum runs on lane 0 with the CPU's code too.
+// lanes then apply it to v together. Momentum runs on all lanes (warp_momentum.cuh).
 #pragma once
 
-#include "../momentum.hpp"
 #include "../row_update.hpp"
 #include "rows_view.cuh"
+#include "warp_momentum.cuh"
 #include "warp_rows.cuh"
 
 namespace steel::cuda {
@@ -77,17 +77,16 @@ __device__ inline WorldOutcome warp_run_sweeps(const DeviceSolve<Real>& solve, u
                           ? solve.history + size_t(world) * solve.history_stride
                           : nullptr;
     const auto sweep = [&] {
-        if (momentum && lane == 0) momentum_begin_sweep(state, impulse, m);
+        if (momentum) warp_momentum_begin_sweep(state, impulse, m, lane);
         __syncwarp();
         return sweep_body();
     };
     const auto between = [&](double residual) {
         if (!momentum) return false;
-        int restarted = 0;
-        if (lane == 0)
-            restarted = momentum_extrapolate(state, residual, impulse, m, velocity, n) ? 1 : 0;
-        __syncwarp(); // lane 0 rewrote impulses (and v)
-        return __shfl_sync(kFullMask, restarted, 0) != 0;
+        const bool restarted =
+            warp_momentum_extrapolate(state, residual, impulse, m, velocity, n, lane);
+        __syncwarp(); // the lanes rewrote impulses (and v)
+        return restarted;
     };
     return run_sweeps<Real>(solve.settings, history, sweep, between);
 }
@@ -107,7 +106,7 @@ warp_general_solve(const WorldRows<Real>& rows, const DeviceSolve<Real>& solve, 
     __syncwarp();
     warp_velocity_from_impulses(rows, impulse, velocity, lane);
 
-    if (solve.momentum && lane == 0) momentum_reset(state, impulse, m, velocity, n);
+    if (solve.momentum) warp_momentum_reset(state, impulse, m, velocity, n, lane);
     __syncwarp();
 
     WorldOutcome outcome = warp_run_sweeps(solve, world, lane, state, impulse, m, velocity, n, [&] {
