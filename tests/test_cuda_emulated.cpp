@@ -159,7 +159,6 @@ TEST_CASE("Emulated CUDA kernels: momentum over worlds of hundreds of rows") {
     options.nesterov_momentum = 1;
     const Pair pair = solve_both(batch, options);
     REQUIRE_OK(steel_batch_destroy(batch));
-    uint64_t rows = 0;
     for (size_t w = 0; w < pair.cpu.stats.size(); ++w) {
         CAPTURE(w);
         const steel_world_stats& cpu = pair.cpu.stats[w];
@@ -167,9 +166,8 @@ TEST_CASE("Emulated CUDA kernels: momentum over worlds of hundreds of rows") {
         CHECK(cpu.momentum_restarts > 0);              // restarted,
         CHECK(cpu.momentum_restarts + 2 < cpu.sweeps); // and extrapolated too
     }
-    for (uint32_t w = 0; w < desc.world_count; ++w)
-        rows = std::max<uint64_t>(rows, 12 * uint64_t(desc.world_contact_count[w]) / 4);
-    CHECK(rows > 3 * 32); // several rows a lane
+    // A normal and two friction rows per contact: several rows a lane in the larger pile.
+    CHECK(3 * desc.world_contact_count[1] > 3 * 32);
     const double scale = std::max(1.0, test::max_abs(pair.cpu.impulses));
     CHECK(test::max_abs_diff(pair.emulated.impulses, pair.cpu.impulses) <= 1e-9 * scale);
 }
