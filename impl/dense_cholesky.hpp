@@ -12,22 +12,40 @@
 
 namespace steel {
 
+// Column j of the factorization, left-looking, in two steps that the GPU spreads over a warp
+// (warp_cholesky.cuh) with each value's operations in this order, so its factor has these bits.
+// The pivot: what is left of a_jj once columns 0..j-1 are factored.
+template <class Real> STEEL_HOST_DEVICE Real cholesky_pivot(const Real* a, uint32_t n, uint32_t j) {
+    Real diagonal = a[size_t(j) * n + j];
+    for (uint32_t k = 0; k < j; ++k)
+        diagonal -= a[size_t(j) * n + k] * a[size_t(j) * n + k];
+    return diagonal;
+}
+
+// L_ij for i > j, given L_jj = root; reads only columns 0..j-1 of rows i and j.
+template <class Real>
+STEEL_HOST_DEVICE void cholesky_below(Real* a, uint32_t n, uint32_t i, uint32_t j, Real root) {
+    Real sum = a[size_t(i) * n + j];
+    for (uint32_t k = 0; k < j; ++k)
+        sum -= a[size_t(i) * n + k] * a[size_t(j) * n + k];
+    a[size_t(i) * n + j] = sum / root;
+}
+
+// A pivot that factoring cannot go on from: not positive, or not finite.
+template <class Real> STEEL_HOST_DEVICE bool cholesky_pivot_fails(Real diagonal) {
+    return !(diagonal > 0) || !std::isfinite(diagonal);
+}
+
 // Replaces a's lower triangle by L with a = L L^T. False (a partly overwritten) if a is not
 // positive definite or a pivot is not finite.
 template <class Real> STEEL_HOST_DEVICE bool cholesky_factor_in_place(Real* a, uint32_t n) {
     for (uint32_t j = 0; j < n; ++j) {
-        Real diagonal = a[size_t(j) * n + j];
-        for (uint32_t k = 0; k < j; ++k)
-            diagonal -= a[size_t(j) * n + k] * a[size_t(j) * n + k];
-        if (!(diagonal > 0) || !std::isfinite(diagonal)) return false;
+        const Real diagonal = cholesky_pivot(a, n, j);
+        if (cholesky_pivot_fails(diagonal)) return false;
         const Real root = std::sqrt(diagonal);
         a[size_t(j) * n + j] = root;
-        for (uint32_t i = j + 1; i < n; ++i) {
-            Real sum = a[size_t(i) * n + j];
-            for (uint32_t k = 0; k < j; ++k)
-                sum -= a[size_t(i) * n + k] * a[size_t(j) * n + k];
-            a[size_t(i) * n + j] = sum / root;
-        }
+        for (uint32_t i = j + 1; i < n; ++i)
+            cholesky_below(a, n, i, j, root);
     }
     return true;
 }

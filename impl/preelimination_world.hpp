@@ -121,20 +121,33 @@ template <class Real> STEEL_HOST_DEVICE inline Real larger_diagonal(Real largest
 // Step 3: S += r I with r = max(cfm, floor * largest diagonal), factored; then the eliminated
 // v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B), with S^-1 (J_B v-hat + b_B) left in ws.solved.
 // Returns false if S cannot be factored, which only non-finite data can cause.
+// The pieces of step 3 (and of the recovery) that the GPU's warp runs value by value
+// (preelimination_kernel.cuh), so that both have the same bits. r, added to S's diagonal:
+template <class Real> STEEL_HOST_DEVICE inline Real schur_shift(Real cfm, Real largest_diagonal) {
+    const Real floor = elimination_floor<Real>() * largest_diagonal;
+    return cfm < floor ? floor : cfm;
+}
+
+// J_p x + b_p for bilateral row p (x: v-hat for the elimination, v for the recovery).
+template <class Real>
+STEEL_HOST_DEVICE inline Real bilateral_error(const WorldRows<Real>& rows,
+                                              const PreeliminationSpace<Real>& ws, uint32_t p,
+                                              const Real* x) {
+    return row_dot(rows, ws.bilateral_rows[p], rows.jacobian, x) + rows.bias[ws.bilateral_rows[p]];
+}
+
 template <class Real>
 STEEL_HOST_DEVICE inline bool factor_schur(const WorldRows<Real>& rows,
                                            const PreeliminationSpace<Real>& ws, uint32_t b,
                                            Real cfm, Real largest_diagonal) {
-    const Real floor = elimination_floor<Real>() * largest_diagonal;
-    const Real r = cfm < floor ? floor : cfm;
+    const Real r = schur_shift(cfm, largest_diagonal);
     for (uint32_t q = 0; q < b; ++q)
         ws.schur[size_t(q) * b + q] += r;
     if (!cholesky_factor_in_place(ws.schur, b)) return false;
 
     Real* z = ws.solved;
     for (uint32_t p = 0; p < b; ++p)
-        z[p] = row_dot(rows, ws.bilateral_rows[p], rows.jacobian, rows.unconstrained_velocity) +
-               rows.bias[ws.bilateral_rows[p]];
+        z[p] = bilateral_error(rows, ws, p, rows.unconstrained_velocity);
     cholesky_solve_in_place(ws.schur, b, z);
     Real* v_hat = ws.unconstrained_velocity;
     for (uint32_t k = 0; k < rows.dof_count; ++k)
@@ -241,8 +254,7 @@ STEEL_HOST_DEVICE inline void recover_bilateral_impulses(const WorldRows<Real>& 
     // lambda_B = -S^-1 (J_B (v-hat + Y_C lambda_C) + b_B), then v += Y_B lambda_B.
     Real* z = ws.solved;
     for (uint32_t p = 0; p < b; ++p)
-        z[p] = -(row_dot(rows, ws.bilateral_rows[p], rows.jacobian, velocity) +
-                 rows.bias[ws.bilateral_rows[p]]);
+        z[p] = -bilateral_error(rows, ws, p, velocity);
     cholesky_solve_in_place(ws.schur, b, z);
     for (uint32_t p = 0; p < b; ++p) {
         impulse[ws.bilateral_rows[p]] = z[p];

@@ -1,12 +1,13 @@
 // Bilateral pre-elimination (SPEC 5, preelimination_world.hpp) on the device: one warp per world
 // that has bilateral rows, launched after the general and dense kernels, which pass such worlds
 // by (classify_kernel.cuh marks them). The warp builds the derived world with the CPU's code into
-// the world's space in global memory: the lanes share S's columns and the kept rows, lane 0 does
-// the index maps, the Cholesky factorization of S and the cone cross terms (chains of small
-// dependent steps). The warp then solves it on the path the CPU's rule gives it, with the same
-// device functions as the uploaded worlds (dense A in shared memory, or the general sweep with v
-// in shared memory when it fits the room A would take, in global memory otherwise); lane 0
-// recovers the bilateral impulses and v with the CPU's code.
+// the world's space in global memory: the lanes share S's columns, the entries of each column of
+// its Cholesky factor, the kept rows and the sums over DOFs; lane 0 does the index maps, the
+// solves with the factor and the cone cross terms (chains of small dependent steps). The warp
+// then solves it on the path the CPU's rule gives it, with the same device functions as the
+// uploaded worlds (dense A in shared memory, or the general sweep with v in shared memory when
+// it fits the room A would take, in global memory otherwise), and recovers the bilateral
+// impulses and v the same way. Every value has the CPU's operations in the CPU's order.
 #pragma once
 
 #include "../preelimination_world.hpp"
@@ -14,8 +15,64 @@
 #include "dense_kernel.cuh"
 #include "general_kernel.cuh"
 #include "preelimination_buffers.hpp"
+#include "warp_cholesky.cuh"
 
 namespace steel::cuda {
+
+// factor_schur (preelimination_world.hpp) for a warp; returns the same on every lane.
+template <class Real>
+__device__ inline bool warp_factor_schur(const WorldRows<Real>& rows,
+                                         const PreeliminationSpace<Real>& space, uint32_t b,
+                                         Real cfm, Real largest_diagonal, uint32_t lane) {
+    const Real r = schur_shift(cfm, largest_diagonal);
+    for (uint32_t q = lane; q < b; q += kWarpSize)
+        space.schur[size_t(q) * b + q] += r;
+    __syncwarp();
+    if (!warp_cholesky_factor_in_place(space.schur, b, lane)) return false;
+    Real* z = space.solved;
+    for (uint32_t p = lane; p < b; p += kWarpSize)
+        z[p] = bilateral_error(rows, space, p, rows.unconstrained_velocity);
+    __syncwarp();
+    if (lane == 0) cholesky_solve_in_place(space.schur, b, z);
+    Real* v_hat = space.unconstrained_velocity;
+    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
+        v_hat[k] = rows.unconstrained_velocity[k];
+    __syncwarp();
+    for (uint32_t p = 0; p < b; ++p) { // each DOF's terms in row order, as row_axpy adds them
+        warp_row_axpy(rows, space.bilateral_rows[p], rows.response, -z[p], v_hat, lane);
+        __syncwarp();
+    }
+    return true;
+}
+
+// recover_bilateral_impulses (preelimination_world.hpp) for a warp.
+template <class Real>
+__device__ inline void
+warp_recover_bilateral_impulses(const WorldRows<Real>& rows, const PreeliminationSpace<Real>& space,
+                                uint32_t b, Real* impulse, Real* velocity, uint32_t lane) {
+    const uint32_t m = rows.row_count;
+    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
+        velocity[k] = rows.unconstrained_velocity[k];
+    __syncwarp();
+    for (uint32_t i = 0, c = 0; i < m; ++i) { // v-hat + Y_C lambda_C, row after row
+        if (rows.kind[i] == STEEL_ROW_BILATERAL) continue;
+        const Real kept = space.kept_impulse[c++];
+        if (lane == 0) impulse[i] = kept;
+        warp_row_axpy(rows, i, rows.response, kept, velocity, lane);
+        __syncwarp();
+    }
+    Real* z = space.solved;
+    for (uint32_t p = lane; p < b; p += kWarpSize)
+        z[p] = -bilateral_error(rows, space, p, velocity);
+    __syncwarp();
+    if (lane == 0) cholesky_solve_in_place(space.schur, b, z);
+    __syncwarp();
+    for (uint32_t p = 0; p < b; ++p) {
+        if (lane == 0) impulse[space.bilateral_rows[p]] = z[p];
+        warp_row_axpy(rows, space.bilateral_rows[p], rows.response, z[p], velocity, lane);
+        __syncwarp();
+    }
+}
 
 // build_preeliminated_world spread over a warp. Each value is computed by one lane with the
 // CPU's code from its inputs alone, so the derived world has the CPU's bits; the largest
@@ -34,10 +91,7 @@ __device__ inline bool warp_build_preeliminated_world(const WorldRows<Real>& row
     for (int offset = 16; offset > 0; offset >>= 1)
         largest_diagonal =
             larger_diagonal(largest_diagonal, __shfl_xor_sync(kFullMask, largest_diagonal, offset));
-    int factored = 0;
-    if (lane == 0) factored = factor_schur(rows, space, b, cfm, largest_diagonal) ? 1 : 0;
-    __syncwarp(); // lane 0 factored S and wrote v-hat'
-    if (!__shfl_sync(kFullMask, factored, 0)) return false;
+    if (!warp_factor_schur(rows, space, b, cfm, largest_diagonal, lane)) return false;
     const uint32_t c = rows.row_count - b;
     for (uint32_t k = lane; k < c; k += kWarpSize)
         build_kept_row(rows, space, b, k);
@@ -79,8 +133,7 @@ __global__ void preelimination_kernel(RowsView<Real> set, PreeliminationBuffers<
                                          velocity, lane)
                       : warp_general_solve(kept, solve, world, state, space.kept_impulse,
                                            sweep_velocity, velocity, lane);
-        if (lane == 0) recover_bilateral_impulses(rows, space, impulse, velocity);
-        __syncwarp();
+        warp_recover_bilateral_impulses(rows, space, rows.row_count - c, impulse, velocity, lane);
     } else {
         outcome.flags |= STEEL_WORLD_NONFINITE; // S did not factor: only non-finite data does that
     }
