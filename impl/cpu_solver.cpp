@@ -208,7 +208,7 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     const uint32_t world_count = set.world_count;
     const bool momentum = options.nesterov_momentum != 0;
     const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
-    prepare_response_data(state, options, scene, "steel_batch_solve");
+    prepare_response_data(state, options, scene, pool, "steel_batch_solve");
     const bool colored = options.solve_mode == STEEL_SOLVE_COLORED;
 
     state.world_path.resize(world_count);

@@ -1,7 +1,8 @@
 // What the propagation response and the colored solve mode (SPEC 7) solve with, built on the
 // host once per upload by the first solve that asks for it: the propagation set (from the scene
-// record) and the colors. Both backends call this, so they fail the same way: INVALID_ARGUMENT
-// for rows without a scene upload or with cone friction (build_propagation_set says which row).
+// record) and the colors, partly on the batch's threads. Both backends call this, so they fail
+// the same way: INVALID_ARGUMENT for rows without a scene upload or with cone friction
+// (build_propagation_set says which row).
 #pragma once
 
 #include "batch.hpp"
@@ -15,7 +16,7 @@ namespace steel {
 
 template <class Real>
 void prepare_response_data(BatchState<Real>& state, const steel_solve_options& options,
-                           const scene::SceneRecord* scene, const char* where) {
+                           const scene::SceneRecord* scene, ThreadPool& pool, const char* where) {
     const bool propagation = options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION;
     if (propagation && !state.propagation) {
         if (!scene)
@@ -27,8 +28,8 @@ void prepare_response_data(BatchState<Real>& state, const steel_solve_options& o
                         where));
         std::unique_ptr<propagation::PropagationSet<Real>> set = std::move(state.spare_propagation);
         if (!set) set = std::make_unique<propagation::PropagationSet<Real>>();
-        propagation::build_propagation_set_into(*scene, state.rows, state.propagation_scratch,
-                                                *set);
+        propagation::build_propagation_set_into(*scene, state.rows, state.propagation_scratch, *set,
+                                                &pool);
         state.propagation = std::move(set);
     }
     if (options.solve_mode == STEEL_SOLVE_COLORED && !state.colored) {

@@ -269,7 +269,7 @@ template <class T> const T* or_null(const std::vector<T>& staged) {
 // once.
 template <class Real>
 void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchState<Real>& host,
-                         const Batch& batch, const char* where) {
+                         Batch& batch, const char* where) {
     const bool colored = batch.options.solve_mode == STEEL_SOLVE_COLORED;
     if (state.propagation_mirrored && (!colored || state.colored_mirrored)) return;
     if (state.values_updated)
@@ -278,7 +278,7 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
                     "steel_batch_update_values_device: the response data is built from the "
                     "uploaded scene's values, which the update replaced; upload the scene again",
                     where));
-    prepare_response_data(host, batch.options, batch.scene.get(), where);
+    prepare_response_data(host, batch.options, batch.scene.get(), batch.pool, where);
     if (!state.propagation_mirrored)
         state.propagation.upload(*host.propagation, host.rows.total_dofs(), device.stream);
     if (colored && !state.colored_mirrored) state.colored.upload(*host.colored, device.stream);

@@ -1,6 +1,7 @@
 #include "propagation_build.hpp"
 
 #include "../error.hpp"
+#include "../thread_pool.hpp"
 #include "articulated_body.hpp"
 #include "propagation_rows.hpp"
 
@@ -14,15 +15,15 @@ namespace steel::propagation {
 
 namespace {
 
-// The trees of one world and where each articulation's bodies went (-1: a one-body
-// articulation, solved with its uploaded blocks).
-std::vector<int32_t> add_trees(const scene::WorldRecord& world, uint32_t world_index, uint32_t dof0,
-                               PropagationSet<double>& out, std::vector<uint32_t>& depth) {
-    std::vector<int32_t> first_body(world.articulations.size(), -1);
+// The trees of one world, and where each articulation's bodies went appended to first_body (-1:
+// a one-body articulation, solved with its uploaded blocks). `factor` is scratch.
+void add_trees(const scene::WorldRecord& world, uint32_t world_index, uint32_t dof0,
+               PropagationSet<double>& out, std::vector<uint32_t>& depth,
+               ArticulatedBodyFactor& factor, std::vector<int32_t>& first_body) {
     for (size_t a = 0; a < world.articulations.size(); ++a) {
         const scene::ArticulationRecord& art = world.articulations[a];
+        first_body.push_back(-1);
         if (art.model.joints.size() < 2) continue;
-        ArticulatedBodyFactor factor;
         if (!factor_articulated_body(art.model, art.kinematics, art.augmentation, factor))
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("propagation response: world %u, articulation rooted at body %u: a joint's "
@@ -30,7 +31,7 @@ std::vector<int32_t> add_trees(const scene::WorldRecord& world, uint32_t world_i
                         "inertia D is not positive definite",
                         world_index, art.first_body));
         const int32_t base = int32_t(out.parent.size());
-        first_body[a] = base;
+        first_body.back() = base;
         for (size_t i = 0; i < art.model.joints.size(); ++i) {
             const int32_t parent = factor.parent[i];
             out.parent.push_back(parent < 0 ? -1 : base + parent);
@@ -52,13 +53,12 @@ std::vector<int32_t> add_trees(const scene::WorldRecord& world, uint32_t world_i
             }
         }
     }
-    return first_body;
 }
 
 // The terms, kept blocks and denominators of one world's rows, and its touched bodies' responses.
 template <class Real>
 void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& rows,
-              const std::vector<int32_t>& first_body, PropagationSet<double>& out) {
+              const int32_t* first_body, PropagationSet<double>& out) {
     const uint32_t row0 = rows.world_row_offset[w];
     const uint32_t m = rows.row_count(w);
     if (world.term_offset.size() != size_t(m) + 1)
@@ -98,15 +98,31 @@ void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& r
     }
 }
 
+// What add_denominators works in, kept from world to world of a run.
+struct DenominatorScratch {
+    std::vector<double> velocity, bias, joint, change;
+    std::vector<int32_t> path;
+    std::vector<bool> done;
+};
+
 // Fills body_response for every body a term touches and the denominator of every row of world
-// w, by applying unit impulses to a world at rest and reading what moves.
+// w, by applying unit impulses to a world at rest and reading what moves. Writes only world w's
+// bodies and rows, so worlds can be done on different threads.
 template <class Real>
-void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<double>& out) {
+void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<double>& out,
+                      DenominatorScratch& scratch) {
     const uint32_t body0 = out.world_body_offset[w], bodies = out.world_body_offset[w + 1] - body0;
     const uint32_t n = rows.dof_count(w);
-    std::vector<double> velocity(n, 0.0), bias(6 * size_t(bodies), 0.0), joint(n, 0.0),
-        change(6 * size_t(bodies));
-    std::vector<int32_t> path(std::max(out.max_depth, 1u));
+    std::vector<double>& velocity = scratch.velocity;
+    std::vector<double>& bias = scratch.bias;
+    std::vector<double>& joint = scratch.joint;
+    std::vector<double>& change = scratch.change;
+    velocity.assign(n, 0.0);
+    bias.assign(6 * size_t(bodies), 0.0);
+    joint.assign(n, 0.0);
+    change.resize(6 * size_t(bodies));
+    std::vector<int32_t>& path = scratch.path;
+    path.resize(std::max(out.max_depth, 1u));
     // The walk reads the tree arrays, all complete by now (the view's denominator is not read:
     // it is what this function fills in).
     TreeWalk<double> walk{propagation_view_of<double>(out),
@@ -123,7 +139,8 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
         std::fill(joint.begin(), joint.end(), 0.0);
     };
     const uint32_t row0 = rows.world_row_offset[w];
-    std::vector<bool> done(bodies, false);
+    std::vector<bool>& done = scratch.done;
+    done.assign(bodies, false);
     for (uint32_t r = 0; r < rows.row_count(w); ++r)
         for (uint32_t t = out.row_term_offset[row0 + r]; t < out.row_term_offset[row0 + r + 1];
              ++t) {
@@ -223,7 +240,8 @@ template <class To> void take_in(PropagationSet<double>& from, PropagationSet<To
 
 template <class Real>
 void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Real>& rows,
-                                PropagationSet<double>& out, PropagationSet<Real>& set) {
+                                PropagationSet<double>& out, PropagationSet<Real>& set,
+                                ThreadPool* pool) {
     out.clear();
     out.world_count = rows.world_count;
     out.world_body_offset.assign(1, 0);
@@ -236,17 +254,29 @@ void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Re
         fail(STEEL_ERROR_INTERNAL,
              "propagation response: the scene and the rows disagree on the world count");
     std::vector<uint32_t> depth;
-    std::vector<std::vector<int32_t>> first_body(rows.world_count);
+    ArticulatedBodyFactor factor;
+    std::vector<int32_t> first_body;            // per articulation of every world
+    std::vector<size_t> world_first_body_start; // per world: where its articulations start
     for (uint32_t w = 0; w < rows.world_count; ++w) {
-        first_body[w] = add_trees(scene.worlds[w], w, rows.world_dof_offset[w], out, depth);
+        world_first_body_start.push_back(first_body.size());
+        add_trees(scene.worlds[w], w, rows.world_dof_offset[w], out, depth, factor, first_body);
         out.world_body_offset.push_back(uint32_t(out.parent.size()));
     }
     out.body_response.assign(36 * out.parent.size(), 0.0);
     for (uint32_t w = 0; w < rows.world_count; ++w)
-        add_rows(scene.worlds[w], w, rows, first_body[w], out);
+        add_rows(scene.worlds[w], w, rows, first_body.data() + world_first_body_start[w], out);
+    // The walks, most of the build's time, world by world on the batch's threads: each world's
+    // values depend on its own inputs only, so any thread count gives the same bits.
     out.denominator.resize(rows.total_rows());
-    for (uint32_t w = 0; w < rows.world_count; ++w)
-        add_denominators(w, rows, out);
+    const auto denominators = [&](uint32_t, uint32_t first, uint32_t end) {
+        DenominatorScratch scratch;
+        for (uint32_t w = first; w < end; ++w)
+            add_denominators(w, rows, out, scratch);
+    };
+    if (pool)
+        pool->for_each_run(rows.world_count, denominators);
+    else
+        denominators(0, 0, rows.world_count);
     take_in(out, set);
 }
 
@@ -264,8 +294,10 @@ template PropagationSet<float> build_propagation_set(const scene::SceneRecord&,
 template PropagationSet<double> build_propagation_set(const scene::SceneRecord&,
                                                       const RowSet<double>&);
 template void build_propagation_set_into(const scene::SceneRecord&, const RowSet<float>&,
-                                         PropagationSet<double>&, PropagationSet<float>&);
+                                         PropagationSet<double>&, PropagationSet<float>&,
+                                         ThreadPool*);
 template void build_propagation_set_into(const scene::SceneRecord&, const RowSet<double>&,
-                                         PropagationSet<double>&, PropagationSet<double>&);
+                                         PropagationSet<double>&, PropagationSet<double>&,
+                                         ThreadPool*);
 
 } // namespace steel::propagation

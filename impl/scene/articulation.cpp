@@ -162,7 +162,9 @@ void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, con
                       Vec3 gravity, const std::vector<Spatial>& external_force, double* tau,
                       DynamicsScratch& scratch) {
     const size_t count = model.joints.size();
-    std::vector<Spatial>&velocity = scratch.velocity, &acceleration = scratch.acceleration, &force = scratch.force;
+    std::vector<Spatial>& velocity = scratch.velocity;
+    std::vector<Spatial>& acceleration = scratch.acceleration;
+    std::vector<Spatial>& force = scratch.force;
     velocity.resize(count);
     acceleration.resize(count);
     force.resize(count);
