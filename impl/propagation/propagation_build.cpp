@@ -120,7 +120,7 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
     velocity.assign(n, 0.0);
     bias.assign(6 * size_t(bodies), 0.0);
     joint.assign(n, 0.0);
-    change.resize(6 * size_t(bodies));
+    change.assign(6 * size_t(bodies), 0.0); // as fresh arrays had it
     std::vector<int32_t>& path = scratch.path;
     path.resize(std::max(out.max_depth, 1u));
     // The walk reads the tree arrays, all complete by now (the view's denominator is not read:
