@@ -292,32 +292,37 @@ struct SceneLayout {
     bool drive_rows = false;                            // drive_mode ROWS: a row per driven DOF
 };
 
-// Reserves the row arrays for the most rows worlds [first_world, end_world) can make (3 per contact
-// and connect, 1 per mimic, per DOF one per finite position-limit side, two for a finite velocity
-// limit, one for a drive row) and, per row, twice the DOFs of the world's largest articulation.
+// The most rows world w can make: 3 per contact and connect, 1 per mimic, per DOF one per finite
+// position-limit side, two for a finite velocity limit, one for a drive row. Needs the joint
+// types checked, nothing else.
+uint64_t world_row_bound(const steel_scene_desc& d, const SceneRecord& record,
+                         const SceneLayout& layout, uint32_t w) {
+    const std::vector<uint64_t>& connect_offset = layout.connect_offset;
+    const std::vector<uint64_t>& mimic_offset = layout.mimic_offset;
+    uint64_t rows = 3 * (record.world_contact_offset[w + 1] - record.world_contact_offset[w]) +
+                    3 * (connect_offset[w + 1] - connect_offset[w]) +
+                    (mimic_offset[w + 1] - mimic_offset[w]);
+    for (uint64_t k = record.world_dof_offset[w]; k < record.world_dof_offset[w + 1]; ++k) {
+        rows += (d.joint_lower && std::isfinite(d.joint_lower[k])) +
+                (d.joint_upper && std::isfinite(d.joint_upper[k]));
+        rows += d.joint_velocity_limit && std::isfinite(d.joint_velocity_limit[k]) ? 2 : 0;
+        rows += layout.drive_rows && d.drive_stiffness &&
+                (d.drive_stiffness[k] > 0 || d.drive_damping[k] > 0);
+    }
+    return rows;
+}
+
+// Reserves the row arrays for the most rows worlds [first_world, end_world) can make
+// (world_row_bound) and, per row, twice the DOFs of the world's largest articulation.
 // Grown world by world instead, the batch's J and Y were copied and page-faulted several times
 // over: most of the time of a 65,536-world upload. Called after the joint types were checked; the
 // bound needs no other validation, and reserve touches no memory, so an overestimate costs address
 // space only. A bound too large to reserve is skipped: the arrays then grow as before.
 void reserve_rows(const steel_scene_desc& d, const SceneRecord& record, const SceneLayout& layout,
                   uint32_t first_world, uint32_t end_world, BuiltRows& out) {
-    const std::vector<uint64_t>& connect_offset = layout.connect_offset;
-    const std::vector<uint64_t>& mimic_offset = layout.mimic_offset;
-    const bool drive_rows = layout.drive_rows;
     uint64_t rows = 0, values = 0;
     for (uint32_t w = first_world; w < end_world; ++w) {
-        uint64_t world_rows =
-            3 * (record.world_contact_offset[w + 1] - record.world_contact_offset[w]) +
-            3 * (connect_offset[w + 1] - connect_offset[w]) +
-            (mimic_offset[w + 1] - mimic_offset[w]);
-        for (uint64_t k = record.world_dof_offset[w]; k < record.world_dof_offset[w + 1]; ++k) {
-            world_rows += (d.joint_lower && std::isfinite(d.joint_lower[k])) +
-                          (d.joint_upper && std::isfinite(d.joint_upper[k]));
-            world_rows +=
-                d.joint_velocity_limit && std::isfinite(d.joint_velocity_limit[k]) ? 2 : 0;
-            world_rows += drive_rows && d.drive_stiffness &&
-                          (d.drive_stiffness[k] > 0 || d.drive_damping[k] > 0);
-        }
+        const uint64_t world_rows = world_row_bound(d, record, layout, w);
         uint32_t largest = 0, current = 0;
         for (uint64_t b = record.world_body_offset[w]; b < record.world_body_offset[w + 1]; ++b) {
             if (d.joint_parent[b] < 0) current = 0;
@@ -356,6 +361,13 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     const bool drives = layout.drives, drive_rows = layout.drive_rows;
     WorldRecord& world = record.worlds[w];
     world.clear();
+    // The record's per-row arrays reserved once for the most rows the world can make, at most two
+    // terms a row (a body term or a one-DOF joint-space entry per side): grown row by row, a first
+    // upload's records were copied and faulted in several times over.
+    const uint64_t row_bound = world_row_bound(d, record, layout, w);
+    world.terms.reserve(2 * row_bound);
+    world.term_offset.reserve(row_bound + 1);
+    world.contacts.reserve(record.world_contact_offset[w + 1] - record.world_contact_offset[w]);
     const uint64_t body0 = record.world_body_offset[w];
     const uint32_t body_count = uint32_t(record.world_body_offset[w + 1] - body0);
     const uint64_t dof0 = record.world_dof_offset[w], position0 = record.world_position_offset[w];
