@@ -77,8 +77,7 @@ __device__ inline WorldOutcome warp_dense_solve(const WorldRows<Real>& rows,
                         [&] { return warp_dense_sweep(rows, a, rhs, solve.params, lambda, lane); });
     outcome.path = STEEL_PATH_DENSE;
 
-    for (uint32_t i = lane; i < m; i += kWarpSize)
-        impulse[i] = lambda[i];
+    warp_copy(impulse, lambda, m, lane);
     __syncwarp();
     warp_velocity_from_impulses(rows, impulse, velocity, lane);
     return outcome;

@@ -35,8 +35,7 @@ __device__ inline bool warp_factor_schur(const WorldRows<Real>& rows,
     __syncwarp();
     if (lane == 0) cholesky_solve_in_place(space.schur, b, z);
     Real* v_hat = space.unconstrained_velocity;
-    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
-        v_hat[k] = rows.unconstrained_velocity[k];
+    warp_copy(v_hat, rows.unconstrained_velocity, rows.dof_count, lane);
     __syncwarp();
     for (uint32_t p = 0; p < b; ++p) { // each DOF's terms in row order, as row_axpy adds them
         warp_row_axpy(rows, space.bilateral_rows[p], rows.response, -z[p], v_hat, lane);
@@ -51,8 +50,7 @@ __device__ inline void
 warp_recover_bilateral_impulses(const WorldRows<Real>& rows, const PreeliminationSpace<Real>& space,
                                 uint32_t b, Real* impulse, Real* velocity, uint32_t lane) {
     const uint32_t m = rows.row_count;
-    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
-        velocity[k] = rows.unconstrained_velocity[k];
+    warp_copy(velocity, rows.unconstrained_velocity, rows.dof_count, lane);
     __syncwarp();
     for (uint32_t i = 0, c = 0; i < m; ++i) { // v-hat + Y_C lambda_C, row after row
         if (rows.kind[i] == STEEL_ROW_BILATERAL) continue;

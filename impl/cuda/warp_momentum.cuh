@@ -12,12 +12,6 @@
 namespace steel::cuda {
 
 template <class Real>
-__device__ inline void warp_copy(Real* to, const Real* from, uint32_t count, uint32_t lane) {
-    for (uint32_t i = lane; i < count; i += kWarpSize)
-        to[i] = from[i];
-}
-
-template <class Real>
 __device__ inline void warp_momentum_begin_sweep(MomentumState<Real>& state, const Real* impulse,
                                                  uint32_t m, uint32_t lane) {
     warp_copy(state.start, impulse, m, lane);

@@ -106,6 +106,13 @@ __device__ inline void warp_row_axpy(const WorldRows<Real>& rows, uint32_t row, 
     }
 }
 
+// to[0, count) = from[0, count), each lane every 32nd value. The caller syncs the warp after.
+template <class Real>
+__device__ inline void warp_copy(Real* to, const Real* from, uint32_t count, uint32_t lane) {
+    for (uint32_t i = lane; i < count; i += kWarpSize)
+        to[i] = from[i];
+}
+
 // velocity = v-hat + sum_j Y_j impulse_j. Every DOF accumulates its terms in row order, as
 // velocity_from_impulses does on the CPU. skip_zero: rows with a zero impulse add nothing, as in
 // the propagation response's velocity_from_impulses (propagation_sweep.hpp).
@@ -113,8 +120,7 @@ template <class Real>
 __device__ inline void warp_velocity_from_impulses(const WorldRows<Real>& rows, const Real* impulse,
                                                    Real* velocity, uint32_t lane,
                                                    bool skip_zero = false) {
-    for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
-        velocity[k] = rows.unconstrained_velocity[k];
+    warp_copy(velocity, rows.unconstrained_velocity, rows.dof_count, lane);
     __syncwarp();
     for (uint32_t j = 0; j < rows.row_count; ++j) {
         if (skip_zero && impulse[j] == Real(0)) continue; // the same for every lane
@@ -165,8 +171,7 @@ template <class Real>
 __device__ inline void warp_copy_velocity_out(const Real* velocity, Real* result, uint32_t n,
                                               uint32_t lane) {
     if (velocity == result) return; // the same for every lane
-    for (uint32_t k = lane; k < n; k += kWarpSize)
-        result[k] = velocity[k];
+    warp_copy(result, velocity, n, lane);
     __syncwarp();
 }
 
