@@ -50,7 +50,11 @@ template <class Real> STEEL_HOST_DEVICE bool cholesky_factor_in_place(Real* a, u
     return true;
 }
 
-// x := (L L^T)^-1 x: forward then back substitution.
+// x := (L L^T)^-1 x: forward then back substitution. Each x_i subtracts its terms in the order
+// its x_k become known (ascending k forward, descending k back), then divides: the order in which
+// a warp, one lane per x_i, does it column by column (warp_cholesky.cuh), so both give these bits.
+// Back substitution runs by columns here too: row k of L is contiguous, and the x_i it updates
+// are independent, so the compiler may vectorize it without changing a bit.
 template <class Real>
 STEEL_HOST_DEVICE void cholesky_solve_in_place(const Real* l, uint32_t n, Real* x) {
     for (uint32_t i = 0; i < n; ++i) {
@@ -58,10 +62,10 @@ STEEL_HOST_DEVICE void cholesky_solve_in_place(const Real* l, uint32_t n, Real* 
             x[i] -= l[size_t(i) * n + k] * x[k];
         x[i] /= l[size_t(i) * n + i];
     }
-    for (uint32_t i = n; i-- > 0;) {
-        for (uint32_t k = i + 1; k < n; ++k)
-            x[i] -= l[size_t(k) * n + i] * x[k];
-        x[i] /= l[size_t(i) * n + i];
+    for (uint32_t k = n; k-- > 0;) {
+        const Real xk = x[k] /= l[size_t(k) * n + k];
+        for (uint32_t i = 0; i < k; ++i)
+            x[i] -= l[size_t(k) * n + i] * xk;
     }
 }
 
@@ -80,15 +84,14 @@ template <class Real> void cholesky_solve_in_place_4(const Real* l, uint32_t n, 
         for (int r = 0; r < 4; ++r)
             x[r][i] = sum[r] / l[size_t(i) * n + i];
     }
-    for (uint32_t i = n; i-- > 0;) {
-        Real sum[4] = {x[0][i], x[1][i], x[2][i], x[3][i]};
-        for (uint32_t k = i + 1; k < n; ++k) {
-            const Real lki = l[size_t(k) * n + i];
-            for (int r = 0; r < 4; ++r)
-                sum[r] -= lki * x[r][k];
-        }
+    for (uint32_t k = n; k-- > 0;) {
+        const Real* lk = l + size_t(k) * n;
+        Real xk[4];
         for (int r = 0; r < 4; ++r)
-            x[r][i] = sum[r] / l[size_t(i) * n + i];
+            xk[r] = x[r][k] /= lk[k];
+        for (uint32_t i = 0; i < k; ++i)
+            for (int r = 0; r < 4; ++r)
+                x[r][i] -= lk[i] * xk[r];
     }
 }
 

@@ -2,8 +2,8 @@
 // that has bilateral rows, launched after the general and dense kernels, which pass such worlds
 // by (classify_kernel.cuh marks them). The warp builds the derived world with the CPU's code into
 // the world's space in global memory: the lanes share S's columns, the entries of each column of
-// its Cholesky factor, the kept rows and the sums over DOFs; lane 0 does the index maps, the
-// solves with the factor and the cone cross terms (chains of small dependent steps). The warp
+// its Cholesky factor and of the solves with it, the kept rows and the sums over DOFs; lane 0
+// does the index maps and the cone cross terms (chains of small dependent steps). The warp
 // then solves it on the path the CPU's rule gives it, with the same device functions as the
 // uploaded worlds (dense A in shared memory, or the general sweep with v in shared memory when
 // it fits the room A would take, in global memory otherwise), and recovers the bilateral
@@ -33,7 +33,7 @@ __device__ inline bool warp_factor_schur(const WorldRows<Real>& rows,
     for (uint32_t p = lane; p < b; p += kWarpSize)
         z[p] = bilateral_error(rows, space, p, rows.unconstrained_velocity);
     __syncwarp();
-    if (lane == 0) cholesky_solve_in_place(space.schur, b, z);
+    warp_cholesky_solve_in_place(space.schur, b, z, lane);
     Real* v_hat = space.unconstrained_velocity;
     warp_copy(v_hat, rows.unconstrained_velocity, rows.dof_count, lane);
     __syncwarp();
@@ -63,8 +63,7 @@ warp_recover_bilateral_impulses(const WorldRows<Real>& rows, const Preeliminatio
     for (uint32_t p = lane; p < b; p += kWarpSize)
         z[p] = -bilateral_error(rows, space, p, velocity);
     __syncwarp();
-    if (lane == 0) cholesky_solve_in_place(space.schur, b, z);
-    __syncwarp();
+    warp_cholesky_solve_in_place(space.schur, b, z, lane);
     for (uint32_t p = 0; p < b; ++p) {
         if (lane == 0) impulse[space.bilateral_rows[p]] = z[p];
         warp_row_axpy(rows, space.bilateral_rows[p], rows.response, z[p], velocity, lane);

@@ -1,7 +1,7 @@
-// cholesky_factor_in_place (dense_cholesky.hpp) for a warp: column after column, every lane
-// works out the pivot (the same bits on each), and the lanes share the entries below it, each
-// computed with the CPU's operations in the CPU's order. So the factor is the CPU's bit for bit,
-// and a column costs about one entry's chain instead of all of them one after another.
+// cholesky_factor_in_place and cholesky_solve_in_place (dense_cholesky.hpp) for a warp, column
+// after column, each value computed with the CPU's operations in the CPU's order: so the factor
+// and the solution are the CPU's bit for bit, and a column costs about one value's steps instead
+// of all of its values' one after another.
 #pragma once
 
 #include "../dense_cholesky.hpp"
@@ -24,6 +24,35 @@ __device__ inline bool warp_cholesky_factor_in_place(Real* a, uint32_t n, uint32
         __syncwarp();
     }
     return true;
+}
+
+// The first i > k that `lane` owns (i % 32 == lane).
+__device__ inline uint32_t first_owned_after(uint32_t k, uint32_t lane) {
+    return k + 1 + (lane + kWarpSize - (k + 1) % kWarpSize) % kWarpSize;
+}
+
+// x := (L L^T)^-1 x. Lane l owns the x_i with i % 32 == l and is the only one to touch them, so
+// no lane waits on memory: when x_k is known, its owner divides it and hands it to the others by
+// a shuffle, and every lane subtracts its term from the x_i it owns (those after k forward, those
+// before k back): each x_i's subtractions in the CPU's order. x is whole on return.
+template <class Real>
+__device__ inline void warp_cholesky_solve_in_place(const Real* l, uint32_t n, Real* x,
+                                                    uint32_t lane) {
+    for (uint32_t k = 0; k < n; ++k) {
+        Real xk = 0;
+        if (k % kWarpSize == lane) xk = x[k] /= l[size_t(k) * n + k];
+        xk = __shfl_sync(kFullMask, xk, int(k % kWarpSize));
+        for (uint32_t i = first_owned_after(k, lane); i < n; i += kWarpSize)
+            x[i] -= l[size_t(i) * n + k] * xk;
+    }
+    for (uint32_t k = n; k-- > 0;) {
+        Real xk = 0;
+        if (k % kWarpSize == lane) xk = x[k] /= l[size_t(k) * n + k];
+        xk = __shfl_sync(kFullMask, xk, int(k % kWarpSize));
+        for (uint32_t i = lane; i < k; i += kWarpSize)
+            x[i] -= l[size_t(k) * n + i] * xk;
+    }
+    __syncwarp(); // each lane wrote its own x_i; the caller reads them all
 }
 
 } // namespace steel::cuda
