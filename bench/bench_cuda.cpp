@@ -12,7 +12,9 @@
 // Scene uploads build the rows on the host (box friction). These four solve SERIAL with the
 // default immediate response. Two more solve under the propagation response (SPEC 7), the
 // kernel of impl/cuda/propagation_kernel.cuh:
-//   legged/p  the legged robot, serial sweeps through its tree;
+//   legged/p  the legged robot, serial sweeps through its tree, one thread per world (the
+//             default layout of the serial sweeps, STEEL_CUDA_SERIAL_LAYOUT=thread);
+//   legged/pw the same on the GPU alone, one warp per world (STEEL_CUDA_SERIAL_LAYOUT=warp);
 //   pileN/c   the pile, colored sweeps (free bodies: the warp's lanes share each color).
 // Every solve: path AUTO, warm start on (the default), tolerance 0, N sweeps (20).
 // Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones;
@@ -73,6 +75,9 @@ struct World {
     std::function<void(scenes::SceneBuilder&)> add_scene; // set for a scene world
     int32_t response = STEEL_RESPONSE_IMMEDIATE;
     int32_t solve_mode = STEEL_SOLVE_SERIAL;
+    // STEEL_CUDA_SERIAL_LAYOUT while its batches are made (docs/cuda.md), or null to leave it.
+    const char* serial_layout = nullptr;
+    bool on_cpu = true; // false: a second GPU layout of a world the CPU already ran
     bool modeled() const { return response == STEEL_RESPONSE_IMMEDIATE; } // traffic() applies
 };
 
@@ -370,7 +375,9 @@ int main(int argc, char** argv) {
         {"legged", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
         {pile_name, nullptr, [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); }},
         {"legged/p", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); },
-         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL},
+         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL, "thread"},
+        {"legged/pw", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); },
+         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL, "warp", false},
         {pile_name + "/c", nullptr,
          [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); },
          STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED},
@@ -426,18 +433,22 @@ int main(int argc, char** argv) {
                 steel_status refused = STEEL_OK;
                 double upload_seconds = 0;
             } made[std::size(targets)];
+            if (world.serial_layout) setenv("STEEL_CUDA_SERIAL_LAYOUT", world.serial_layout, 1);
             for (size_t k = 0; k < std::size(targets); ++k) {
+                if (targets[k].backend == STEEL_BACKEND_CPU && !world.on_cpu) continue;
                 const Clock::time_point start = Clock::now();
                 made[k].batch = make_batch(upload, targets[k].backend, targets[k].precision,
                                            iterations, made[k].why, &made[k].refused);
                 made[k].upload_seconds = seconds_since(start);
             }
-            std::printf("# %s x %u: upload arrays built in %.2f s; 3 batches created and uploaded "
-                        "in %.2f s\n",
-                        world.name.c_str(), copies, build_seconds, seconds_since(setup));
+            std::printf("# %s x %u: upload arrays built in %.2f s; %zu batches created and "
+                        "uploaded in %.2f s\n",
+                        world.name.c_str(), copies, build_seconds,
+                        std::size(targets) - (world.on_cpu ? 0 : 1), seconds_since(setup));
 
             for (size_t k = 0; k < std::size(targets); ++k) {
                 const Target& target = targets[k];
+                if (target.backend == STEEL_BACKEND_CPU && !world.on_cpu) continue;
                 const steel_batch batch = made[k].batch;
                 const bool f32 = target.precision == STEEL_PRECISION_FLOAT32;
                 const char* real_name = f32 ? "float32" : "float64";

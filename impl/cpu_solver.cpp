@@ -9,6 +9,7 @@
 #include "error.hpp"
 #include "general_sweep.hpp"
 #include "momentum.hpp"
+#include "nonfinite.hpp"
 #include "preelimination.hpp"
 #include "propagation/propagation_build.hpp"
 #include "response_data.hpp"
@@ -20,28 +21,6 @@
 namespace steel {
 
 namespace {
-
-template <class Real> bool all_finite(const Real* values, uint32_t count) {
-    for (uint32_t k = 0; k < count; ++k)
-        if (!std::isfinite(values[k])) return false;
-    return true;
-}
-
-// A world whose numbers turned non-finite is isolated: it hands back "no constraint applied"
-// rather than poison. The per-sweep probe sees every error and impulse; this also catches a
-// velocity that the last row of the last sweep made non-finite.
-template <class Real>
-void isolate_if_nonfinite(const WorldRows<Real>& rows, WorldOutcome& outcome, Real* impulse,
-                          Real* velocity) {
-    const uint32_t m = rows.row_count, n = rows.dof_count;
-    if (!all_finite(impulse, m) || !all_finite(velocity, n) || !std::isfinite(outcome.residual))
-        outcome.flags |= STEEL_WORLD_NONFINITE;
-    if (outcome.flags & STEEL_WORLD_NONFINITE) {
-        outcome.flags &= ~uint32_t(STEEL_WORLD_CONVERGED);
-        std::fill(impulse, impulse + m, Real(0));
-        std::copy(rows.unconstrained_velocity, rows.unconstrained_velocity + n, velocity);
-    }
-}
 
 // Scratch one world needs on its path: the dense problem, then the momentum vectors.
 uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n) {
@@ -175,30 +154,17 @@ WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& se
                                                scratch.bias.data(), scratch.joint_impulse.data(),
                                                scratch.body_change.data(), scratch.path.data()}};
     world.rows.jy = set.denominator.data() + world.row0;
-    const WorldRows<Real>& rows = world.rows;
-    std::fill(scratch.bias.begin(),
-              scratch.bias.begin() + 6 * long(set.world_body_offset[w + 1] - body0), Real(0));
-    std::fill(scratch.joint_impulse.begin(), scratch.joint_impulse.begin() + rows.dof_count,
-              Real(0));
-
     const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
-    for (uint32_t i = 0; i < rows.row_count; ++i)
-        impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
-    propagation::velocity_from_impulses(world, w, impulse);
     const auto run_packs = [&](uint32_t first, uint32_t last) {
         return (*colored)(first, last, params, impulse, velocity);
     };
-    WorldOutcome outcome = run_sweeps<Real>(
-        SweepSettings{options.iterations, options.tolerance}, history,
-        [&] {
+    return propagation::propagation_solve(
+        world, w, SweepSettings{options.iterations, options.tolerance}, options.warm_start != 0,
+        impulse, history, [&] {
             return colored ? colored::colored_sweep(*colored->plan, world, w, params, impulse,
                                                     run_packs)
                            : propagation::propagation_sweep(world, w, params, impulse);
-        },
-        [](double) { return false; });
-    outcome.path = STEEL_PATH_GENERAL;
-    isolate_if_nonfinite(rows, outcome, impulse, velocity);
-    return outcome;
+        });
 }
 
 template <class Real>

@@ -5,8 +5,9 @@
 #      (libsteel, steel_tests, steel_cuda_tests, bench_cuda);
 #   2. run the GPU tests (they must run, not skip) and the CUDA-related CPU tests;
 #   3. run bench_cuda --quick (GPU beside CPU on 1,024 / 16,384 / 65,536 copies of the 1D stack,
-#      the arm with a box, the legged robot and an 8-box pile, then the legged robot and the pile
-#      under the propagation response up to 16,384 copies; about 2 to 3 minutes);
+#      the arm with a box, the legged robot and an 8-box pile, then the legged robot (serial, a
+#      thread per world and, GPU only, a warp per world) and the pile (colored) under the
+#      propagation response up to 16,384 copies; about 2 to 3 minutes);
 #   4. print a compact summary, and exit non-zero if a test failed or was skipped.
 #
 #   bash scripts/gpu_check.sh            # from anywhere

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -230,32 +231,41 @@ steel_solve_options propagation_options(uint32_t iterations, int32_t solve_mode)
 namespace {
 
 // Solves the scene on the CPU and on the GPU under the propagation response and holds the two to
-// the same bits: the kernel runs the CPU's own walks, packs and row code in the CPU's order.
+// the same bits: the kernel runs the CPU's own walks, packs and row code in the CPU's order. The
+// serial mode runs in both of its layouts (STEEL_CUDA_SERIAL_LAYOUT: a thread or a warp per
+// world).
 void check_propagation_on_gpu(const steel_scene_desc& desc, int32_t solve_mode) {
-    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const auto solve_on = [&](int32_t backend) {
-            const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);
-            const steel_solve_options options = propagation_options(25, solve_mode);
-            REQUIRE_OK(steel_batch_set_options(batch, &options));
-            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
-            REQUIRE_OK(steel_batch_solve(batch));
-            test::Solved solved = test::read_all(batch);
-            REQUIRE_OK(steel_batch_destroy(batch));
-            return solved;
-        };
-        const test::Solved cpu = solve_on(STEEL_BACKEND_CPU), gpu = solve_on(STEEL_BACKEND_CUDA);
-        CAPTURE(precision);
-        CAPTURE(solve_mode);
-        INFO("largest impulse gap " << test::max_abs_diff(gpu.impulses, cpu.impulses));
-        REQUIRE(gpu.impulses.size() == cpu.impulses.size());
-        CHECK(test::max_abs(cpu.impulses) > 0);
-        CHECK(std::memcmp(gpu.impulses.data(), cpu.impulses.data(),
-                          cpu.impulses.size() * sizeof(double)) == 0);
-        CHECK(std::memcmp(gpu.velocities.data(), cpu.velocities.data(),
-                          cpu.velocities.size() * sizeof(double)) == 0);
-        for (size_t w = 0; w < cpu.stats.size(); ++w)
-            CHECK(std::memcmp(&gpu.stats[w], &cpu.stats[w], sizeof(steel_world_stats)) == 0);
-    }
+    const bool serial = solve_mode == STEEL_SOLVE_SERIAL;
+    for (const char* layout : {"thread", "warp"})
+        for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+            if (!serial && std::strcmp(layout, "warp") == 0) continue; // the colored mode has one
+            const auto solve_on = [&](int32_t backend) {
+                setenv("STEEL_CUDA_SERIAL_LAYOUT", layout, 1); // read when a CUDA batch is made
+                const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);
+                unsetenv("STEEL_CUDA_SERIAL_LAYOUT");
+                const steel_solve_options options = propagation_options(25, solve_mode);
+                REQUIRE_OK(steel_batch_set_options(batch, &options));
+                REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+                REQUIRE_OK(steel_batch_solve(batch));
+                test::Solved solved = test::read_all(batch);
+                REQUIRE_OK(steel_batch_destroy(batch));
+                return solved;
+            };
+            const test::Solved cpu = solve_on(STEEL_BACKEND_CPU),
+                               gpu = solve_on(STEEL_BACKEND_CUDA);
+            CAPTURE(layout);
+            CAPTURE(precision);
+            CAPTURE(solve_mode);
+            INFO("largest impulse gap " << test::max_abs_diff(gpu.impulses, cpu.impulses));
+            REQUIRE(gpu.impulses.size() == cpu.impulses.size());
+            CHECK(test::max_abs(cpu.impulses) > 0);
+            CHECK(std::memcmp(gpu.impulses.data(), cpu.impulses.data(),
+                              cpu.impulses.size() * sizeof(double)) == 0);
+            CHECK(std::memcmp(gpu.velocities.data(), cpu.velocities.data(),
+                              cpu.velocities.size() * sizeof(double)) == 0);
+            for (size_t w = 0; w < cpu.stats.size(); ++w)
+                CHECK(std::memcmp(&gpu.stats[w], &cpu.stats[w], sizeof(steel_world_stats)) == 0);
+        }
 }
 
 } // namespace

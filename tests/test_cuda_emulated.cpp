@@ -261,8 +261,8 @@ TEST_CASE("Emulated CUDA kernels: a values update recomputes J.Y and the cone cr
 namespace {
 
 // Solves the scene on the CPU under the propagation response, then runs the propagation kernel
-// on the CPU's own rows, propagation set and colors, in both emulation orders, and holds each
-// to the CPU's bits:
+// on the CPU's own rows, propagation set and colors, in both emulation orders (and the serial
+// mode in both layouts: a thread or a warp per world), and holds each to the CPU's bits:
 // impulses, velocities, paths, stats and every recorded sweep's residual.
 void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, int32_t precision,
                             double tolerance) {
@@ -282,31 +282,36 @@ void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, in
     REQUIRE_OK(steel_batch_solve(batch));
     // Both orders of the emulation (simt/schedule.hpp) must give the CPU's bits: a race between
     // lanes, warps or blocks would make one of them differ.
-    for (simt::Schedule schedule : {simt::Schedule::in_order, simt::Schedule::shuffled})
-        std::visit(
-            [&](auto& host) {
-                CAPTURE(int(schedule));
-                const simt::ScopedSchedule scoped(schedule);
-                const auto emulated = test::emulate_propagation_solve(host.rows, *host.propagation,
-                                                                      host.colored.get(), options);
-                for (const std::string& problem : emulated.problems)
-                    FAIL_CHECK(problem);
-                CHECK(same_bits(emulated.impulse, host.results.impulse));
-                CHECK(same_bits(emulated.velocity, host.results.velocity));
-                CHECK(same_bits(emulated.world_path, host.world_path));
-                // A world's history holds as many entries as it ran sweeps.
-                REQUIRE(emulated.history.size() == host.history.size());
-                for (size_t w = 0; w < host.stats.size(); ++w) {
-                    CAPTURE(w);
-                    CHECK(std::memcmp(emulated.history.data() + w * iterations,
-                                      host.history.data() + w * iterations,
-                                      host.stats[w].sweeps * sizeof(double)) == 0);
-                    CHECK(std::memcmp(&emulated.stats[w], &host.stats[w],
-                                      sizeof(steel_world_stats)) == 0);
-                }
-                CHECK(test::max_abs(widened(host.results.impulse)) > 0);
-            },
-            steel::lookup_batch(batch.id, "test").state);
+    const bool serial = solve_mode == STEEL_SOLVE_SERIAL;
+    for (bool thread_per_world : {false, true})
+        for (simt::Schedule schedule : {simt::Schedule::in_order, simt::Schedule::shuffled})
+            std::visit(
+                [&](auto& host) {
+                    if (thread_per_world && !serial) return; // the colored mode has one layout
+                    CAPTURE(thread_per_world);
+                    CAPTURE(int(schedule));
+                    const simt::ScopedSchedule scoped(schedule);
+                    const auto emulated = test::emulate_propagation_solve(
+                        host.rows, *host.propagation, host.colored.get(), options,
+                        thread_per_world);
+                    for (const std::string& problem : emulated.problems)
+                        FAIL_CHECK(problem);
+                    CHECK(same_bits(emulated.impulse, host.results.impulse));
+                    CHECK(same_bits(emulated.velocity, host.results.velocity));
+                    CHECK(same_bits(emulated.world_path, host.world_path));
+                    // A world's history holds as many entries as it ran sweeps.
+                    REQUIRE(emulated.history.size() == host.history.size());
+                    for (size_t w = 0; w < host.stats.size(); ++w) {
+                        CAPTURE(w);
+                        CHECK(std::memcmp(emulated.history.data() + w * iterations,
+                                          host.history.data() + w * iterations,
+                                          host.stats[w].sweeps * sizeof(double)) == 0);
+                        CHECK(std::memcmp(&emulated.stats[w], &host.stats[w],
+                                          sizeof(steel_world_stats)) == 0);
+                    }
+                    CHECK(test::max_abs(widened(host.results.impulse)) > 0);
+                },
+                steel::lookup_batch(batch.id, "test").state);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 

@@ -17,6 +17,8 @@
 #include "preelimination_buffers.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <variant>
 #include <vector>
 
@@ -70,6 +72,9 @@ struct DeviceBatch {
     cudaStream_t results_stream = nullptr;
     bool host_rows_stale = false;
     cudaStream_t rows_stream = nullptr;
+    // How the propagation response's serial sweeps run, from STEEL_CUDA_SERIAL_LAYOUT when the
+    // batch was created (serial_layout_from_environment).
+    SerialLayout serial_layout = SerialLayout::thread_per_world;
 
     ~DeviceBatch() {
         if (stream) cudaStreamDestroy(stream);
@@ -104,6 +109,19 @@ void wait_for_pending(DeviceBatch& device) {
     if (device.host_results_stale)
         check_cuda(cudaStreamSynchronize(device.results_stream),
                    "waiting for an asynchronous solve");
+}
+
+// STEEL_CUDA_SERIAL_LAYOUT=thread|warp picks the kernel of the propagation response's serial
+// sweeps (kernel_launches.cuh); unset or empty, one thread per world. Both give the same bits: the
+// variable is there to time one against the other.
+SerialLayout serial_layout_from_environment(const char* where) {
+    const char* asked = std::getenv("STEEL_CUDA_SERIAL_LAYOUT");
+    if (!asked || !*asked || std::strcmp(asked, "thread") == 0)
+        return SerialLayout::thread_per_world;
+    if (std::strcmp(asked, "warp") == 0) return SerialLayout::warp_per_world;
+    fail(STEEL_ERROR_INVALID_ARGUMENT,
+         format("%s: STEEL_CUDA_SERIAL_LAYOUT is \"%s\"; it takes \"thread\" or \"warp\"", where,
+                asked));
 }
 
 // A device this build can run on, or NO_DEVICE with the runtime's words.
@@ -175,7 +193,7 @@ void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch&
 
 template <class Real>
 void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
-                  cudaStream_t stream) {
+                  SerialLayout serial_layout, cudaStream_t stream) {
     const DeviceRows<Real>& rows = state.rows;
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
@@ -184,7 +202,7 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
         state.history_stride = launch_propagation_kernels(
             rows.view(), state.propagation.view(), state.propagation.scratch(),
             options.solve_mode == STEEL_SOLVE_COLORED ? state.colored.view() : ColoredView<Real>{},
-            rows.shape, options, out, StreamLaunch{stream});
+            rows.shape, options, out, serial_layout, StreamLaunch{stream});
     } else {
         const PreeliminationBuffers<Real> spaces =
             state.preelimination.view(state.world_value_base.data(), state.world_schur_base.data());
@@ -292,6 +310,7 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
 void attach_backend(Batch& batch, const char* where) {
     if (batch.desc.backend != STEEL_BACKEND_CUDA) return;
     DeviceBatchPtr device(new DeviceBatch);
+    device->serial_layout = serial_layout_from_environment(where);
     device->device = find_device(where);
     check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
     if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
@@ -329,7 +348,7 @@ void solve(Batch& batch, void* stream, bool synchronous) {
         if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
             prepare_propagation(device, state, host, batch,
                                 synchronous ? "steel_batch_solve" : "steel_batch_solve_async");
-        launch_solve(state, batch.options, on);
+        launch_solve(state, batch.options, device.serial_layout, on);
         if (synchronous) {
             pull_results(device, host);
         } else {

@@ -101,19 +101,32 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
     return solve.history_stride;
 }
 
+// Which kernel runs the propagation response's serial sweeps (propagation_kernel.cuh). Both give
+// the CPU's bits; which is faster is a question for the device (docs/cuda.md).
+enum class SerialLayout { thread_per_world, warp_per_world };
+
+// Threads per block of propagation_thread_kernel: one warp, so that a batch of a thousand worlds
+// still spreads over 32 multiprocessors.
+constexpr uint32_t kThreadKernelBlock = 32;
+
 // A solve under the propagation response, serial or colored (plan.world_color_offset null:
 // serial): classification (for the paths the batch reports, as on the CPU), then the
-// propagation kernel.
+// propagation kernel, the serial sweeps in the given layout.
 template <class Real, class Launch>
-uint32_t launch_propagation_kernels(const RowsView<Real>& view,
-                                    const propagation::PropagationView<Real>& trees,
-                                    const WalkScratchView<Real>& scratch,
-                                    const ColoredView<Real>& plan, const RowsShape& shape,
-                                    const steel_solve_options& options,
-                                    const SolveOutputs<Real>& out, Launch&& launch) {
+uint32_t
+launch_propagation_kernels(const RowsView<Real>& view,
+                           const propagation::PropagationView<Real>& trees,
+                           const WalkScratchView<Real>& scratch, const ColoredView<Real>& plan,
+                           const RowsShape& shape, const steel_solve_options& options,
+                           const SolveOutputs<Real>& out, SerialLayout serial, Launch&& launch) {
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
     launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
            solve);
+    if (plan.world_color_offset == nullptr && serial == SerialLayout::thread_per_world) {
+        launch(propagation_thread_kernel<Real>, blocks_for(shape.world_count, kThreadKernelBlock),
+               kThreadKernelBlock, size_t(0), view, trees, scratch, solve);
+        return solve.history_stride;
+    }
     // v in shared memory when every warp's fits the default 48 KB, as in the general sweep.
     launch(propagation_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
            kWarpsPerBlock * kWarpSize, place_velocity(solve, shape), view, trees, scratch, plan,

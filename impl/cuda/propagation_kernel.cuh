@@ -1,12 +1,18 @@
-// The propagation response (SPEC 7) on the device, serial or colored, as one fused kernel: one
-// warp per world, every sweep of the solve in one launch.
+// The propagation response (SPEC 7) on the device, serial or colored, each a fused kernel that
+// runs every sweep of the solve in one launch.
 //
 // The walks through a tree (tree_walk.hpp) are a chain: every row reads what the row before it
-// pushed into the tree, and the body cache makes even the rounding depend on the order. So
-// lane 0 runs them with the CPU's own code (propagation_sweep.hpp) in the CPU's order, and the
-// rest of the warp helps where the work is independent: initialization, and in the colored mode
-// the packed free-body contacts of each color (colored_kernel.cuh), 32 at a time. Every result
-// is the CPU backend's, bit for bit.
+// pushed into the tree, and the body cache makes even the rounding depend on the order. So one
+// thread runs a world's walks with the CPU's own code (propagation_sweep.hpp) in the CPU's order.
+// Two layouts:
+// - propagation_kernel, one warp per world: lane 0 walks, and the rest of the warp helps where
+//   the work is independent: initialization, and in the colored mode the packed free-body
+//   contacts of each color (colored_kernel.cuh), 32 at a time. The colored mode always runs here.
+// - propagation_thread_kernel, one thread per world, for the serial mode: the CPU's whole
+//   propagation_solve on each thread, 32 worlds to a warp instead of 31 idle lanes. Copies of
+//   one world take the same branches together; each thread reads its own world's arrays, so the
+//   loads are not coalesced.
+// Every result is the CPU backend's, bit for bit, in either layout.
 #pragma once
 
 #include "../propagation/propagation_sweep.hpp"
@@ -128,6 +134,32 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
     warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
     warp_copy_velocity_out(velocity, result_velocity, rows.dof_count, lane);
     if (lane == 0) write_world_stats(solve.stats[w], outcome);
+}
+
+// The serial mode with one thread per world: v, p and tau in global memory.
+template <class Real>
+__global__ void propagation_thread_kernel(RowsView<Real> set,
+                                          propagation::PropagationView<Real> trees,
+                                          WalkScratchView<Real> scratch, DeviceSolve<Real> solve) {
+    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= set.world_count) return;
+
+    const uint32_t row0 = set.world_row_offset[w], dof0 = set.world_dof_offset[w];
+    const uint32_t body0 = trees.world_body_offset[w];
+    Real* impulse = solve.impulse + row0;
+    propagation::PropagationWorld<Real> world{
+        device_world_rows(set, w),
+        row0,
+        {trees, body0, dof0, solve.velocity + dof0, scratch.bias + 6 * size_t(body0),
+         scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
+         scratch.path + size_t(w) * scratch.path_stride}};
+    world.rows.jy = trees.denominator + row0; // J H~^-1 J^T replaces J.Y under this response
+    double* history =
+        solve.history_stride ? solve.history + size_t(w) * solve.history_stride : nullptr;
+    const WorldOutcome outcome = propagation::propagation_solve(
+        world, w, solve.settings, solve.warm_start != 0, impulse, history,
+        [&] { return propagation::propagation_sweep(world, w, solve.params, impulse); });
+    write_world_stats(solve.stats[w], outcome);
 }
 
 } // namespace steel::cuda

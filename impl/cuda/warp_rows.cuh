@@ -137,7 +137,7 @@ __device__ inline bool warp_all_finite(const Real* values, uint32_t count, uint3
     return __all_sync(kFullMask, finite);
 }
 
-// isolate_if_nonfinite (cpu_solver.cpp) for a warp: a world that went non-finite hands back
+// isolate_if_nonfinite (nonfinite.hpp) for a warp: a world that went non-finite hands back
 // zero impulses and v-hat, and only it is flagged.
 template <class Real>
 __device__ inline void warp_isolate_if_nonfinite(const WorldRows<Real>& rows, WorldOutcome& outcome,

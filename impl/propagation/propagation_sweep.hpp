@@ -4,6 +4,7 @@
 // rounding after every sweep, not only at convergence.
 #pragma once
 
+#include "../nonfinite.hpp"
 #include "../row_update.hpp"
 #include "../sweep_result.hpp"
 #include "propagation_rows.hpp"
@@ -41,6 +42,29 @@ STEEL_HOST_DEVICE SweepResult<Real> propagation_sweep(PropagationWorld<Real>& wo
         update_row(world, i, params, impulse, result);
     sync_world(world.walk, w);
     return result;
+}
+
+// A world's whole solve on one thread, each sweep by sweep() (propagation_sweep, or the CPU's
+// colored sweep): the walks' p and tau cleared, the impulses from the warm start or zero,
+// v = v-hat + their responses, the sweeps, then the non-finite isolation. The CPU backend's, and
+// the device's with one thread per world (propagation_thread_kernel), hence the same bits.
+template <class Real, class Sweep>
+STEEL_HOST_DEVICE WorldOutcome propagation_solve(PropagationWorld<Real>& world, uint32_t w,
+                                                 const SweepSettings& settings, bool warm_start,
+                                                 Real* impulse, double* history, Sweep&& sweep) {
+    const WorldRows<Real>& rows = world.rows;
+    const uint32_t bodies = world.walk.set.world_body_offset[w + 1] - world.walk.body0;
+    for (uint32_t k = 0; k < 6 * bodies; ++k)
+        world.walk.bias[k] = Real(0);
+    for (uint32_t k = 0; k < rows.dof_count; ++k)
+        world.walk.joint_impulse[k] = Real(0);
+    for (uint32_t i = 0; i < rows.row_count; ++i)
+        impulse[i] = warm_start ? rows.initial_impulse[i] : Real(0);
+    velocity_from_impulses(world, w, impulse);
+    WorldOutcome outcome = run_sweeps<Real>(settings, history, sweep, [](double) { return false; });
+    outcome.path = STEEL_PATH_GENERAL;
+    isolate_if_nonfinite(rows, outcome, impulse, world.walk.velocity);
+    return outcome;
 }
 
 } // namespace steel::propagation

@@ -97,10 +97,10 @@ EmulatedSolve<Real> emulate_solve(RowSet<Real> rows, const steel_solve_options& 
 }
 
 template <class Real>
-EmulatedSolve<Real> emulate_propagation_solve(RowSet<Real> rows,
-                                              const propagation::PropagationSet<Real>& set,
-                                              const colored::ColoredPlan<Real>* plan,
-                                              const steel_solve_options& options) {
+EmulatedSolve<Real>
+emulate_propagation_solve(RowSet<Real> rows, const propagation::PropagationSet<Real>& set,
+                          const colored::ColoredPlan<Real>* plan,
+                          const steel_solve_options& options, bool serial_thread_per_world) {
     HostOutputs<Real> host(rows, options);
     // The walks' scratch as DevicePropagation sizes it, uninitialized.
     const uint32_t path_stride = std::max(set.max_depth, 1u);
@@ -114,7 +114,9 @@ EmulatedSolve<Real> emulate_propagation_solve(RowSet<Real> rows,
         host.result.history_stride = launch_propagation_kernels(
             rows_view_of<Real>(rows, rows.world_count), propagation::propagation_view_of<Real>(set),
             scratch, plan ? colored_view_of<Real>(*plan) : ColoredView<Real>{}, host.shape, options,
-            host.out, HostLaunch{});
+            host.out,
+            serial_thread_per_world ? SerialLayout::thread_per_world : SerialLayout::warp_per_world,
+            HostLaunch{});
     host.result.problems = simt::take_problems();
     return std::move(host.result);
 }
@@ -153,11 +155,11 @@ template EmulatedSolve<double> emulate_solve(steel::RowSet<double>, const steel_
 template EmulatedSolve<float> emulate_propagation_solve(RowSet<float>,
                                                         const propagation::PropagationSet<float>&,
                                                         const colored::ColoredPlan<float>*,
-                                                        const steel_solve_options&);
+                                                        const steel_solve_options&, bool);
 template EmulatedSolve<double> emulate_propagation_solve(RowSet<double>,
                                                          const propagation::PropagationSet<double>&,
                                                          const colored::ColoredPlan<double>*,
-                                                         const steel_solve_options&);
+                                                         const steel_solve_options&, bool);
 template std::vector<std::string> emulate_preelimination_build(
     RowSet<float>, float,
     const std::function<void(uint32_t, bool, const PreeliminationSpace<float>&)>&);

@@ -35,12 +35,13 @@ EmulatedSolve<Real> emulate_solve(steel::RowSet<Real> rows, const steel_solve_op
 
 // A CUDA batch's solve under the propagation response: the classification and propagation
 // kernels on the host's own propagation set, with colored sweeps when `plan` is given and
-// serial ones when it is null.
+// serial ones when it is null, those with a thread per world or a warp per world.
 template <class Real>
 EmulatedSolve<Real> emulate_propagation_solve(steel::RowSet<Real> rows,
                                               const steel::propagation::PropagationSet<Real>& set,
                                               const steel::colored::ColoredPlan<Real>* plan,
-                                              const steel_solve_options& options);
+                                              const steel_solve_options& options,
+                                              bool serial_thread_per_world);
 
 // steel_batch_update_values_device's recomputation on the device: J.Y of every row and the cone
 // pairs' cross terms, rewritten in `rows` by row_jy_kernel and cone_cross_kernel. Returns what
