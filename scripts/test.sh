@@ -2,8 +2,10 @@
 # Builds Steel and runs every test twice, and the doctest suite a third time:
 #   1. a Release build in build/ (library, tests, benchmarks, examples), then ctest;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then ctest;
-#   3. a ThreadSanitizer build of the library and steel_tests in build-tsan/, then steel_tests
-#      without the emulated-GPU cases (their hand-switched fibers are beyond ThreadSanitizer).
+#   3. a ThreadSanitizer build of the library and steel_tests in build-tsan/, then steel_tests:
+#      the worker pool's races, and in the emulated-GPU cases the lanes of a warp that touch the
+#      same memory with no __syncwarp between (docs/cuda.md). Left out: the two tests of the
+#      emulation's run orders, which TSan does not need and which deliberately race.
 # Installs missing Debian packages first. Exits non-zero on the first failure.
 #
 # The bindings and examples run in both builds. A test whose compiler or tool is missing (mcs and
@@ -70,6 +72,6 @@ cmake -S . -B "$tsan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEEL_SANITIZE_THR
     -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=OFF -DSTEEL_BUILD_EXAMPLES=OFF -DSTEEL_BUILD_LUA=OFF
 cmake --build "$tsan_dir" -j "$jobs" --target steel_tests
 TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}" \
-    "$tsan_dir/tests/steel_tests" --test-case-exclude='Emulated CUDA*,simt:*'
+    "$tsan_dir/tests/steel_tests" --test-case-exclude='Emulated CUDA kernels give the same bits*,simt: running a launch in two opposite orders*'
 
 echo "== all tests passed (Release, ASan+UBSan and ThreadSanitizer)"

@@ -7,8 +7,16 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 TEST_CASE("simt: shuffles, votes and thread indices behave as on a GPU") {
     std::atomic<int> wrong{0};
@@ -115,3 +123,51 @@ TEST_CASE("simt: running a launch in two opposite orders shows races within a wa
                     racy_reads(simt::Schedule::shuffled, true)));
     CHECK(simt::take_problems().empty());
 }
+
+#if defined(__SANITIZE_THREAD__)
+// Under ThreadSanitizer the emulation orders a warp's lanes by __syncwarp alone (host_simt.cpp).
+// A race makes TSan end the program, so the racy kernel runs in a second copy of this program,
+// started by the test below; alone it does nothing.
+
+TEST_CASE("simt under ThreadSanitizer: the kernel of the test below") {
+    const char* ordering = std::getenv("STEEL_SIMT_ORDERING");
+    if (!ordering) return;
+    const bool sync = std::strcmp(ordering, "syncwarp") == 0;
+    std::vector<double> value(1, 0.0), seen(1, 0.0);
+    simt::launch({1, 1, 1}, {32, 1, 1}, 0, [&] {
+        const uint32_t lane = threadIdx.x % 32;
+        if (lane == 0) value[0] = 42.0;
+        if (sync)
+            __syncwarp();
+        else
+            (void)__shfl_sync(0xffffffffu, lane, 0); // meets, but orders no memory
+        if (lane == 5) seen[0] = value[0];
+    });
+    CHECK(seen[0] == 42.0); // in order, the emulation hands lane 5 the value either way
+}
+
+TEST_CASE("simt under ThreadSanitizer: a lane reading what another wrote is a race unless a "
+          "__syncwarp is between them") {
+    char self[4096] = {};
+    REQUIRE(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0); // (in the shell, the shell)
+    const auto run = [&](const char* ordering, std::string& output) {
+        const std::string command =
+            std::string("STEEL_SIMT_ORDERING=") + ordering +
+            " TSAN_OPTIONS='halt_on_error=1 exitcode=66' '" + self +
+            "' --test-case='simt under ThreadSanitizer: the kernel of the test below' 2>&1";
+        FILE* child = popen(command.c_str(), "r");
+        REQUIRE(child != nullptr);
+        char buffer[4096];
+        while (size_t got = fread(buffer, 1, sizeof(buffer), child))
+            output.append(buffer, got);
+        const int status = pclose(child);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    std::string shuffled, synchronized;
+    CHECK(run("shuffle", shuffled) == 66);
+    CHECK(shuffled.find("ThreadSanitizer: data race") != std::string::npos);
+    CHECK(shuffled.find("test_simt.cpp") != std::string::npos);
+    CHECK(run("syncwarp", synchronized) == 0);
+    CHECK(synchronized.find("ThreadSanitizer") == std::string::npos);
+}
+#endif

@@ -29,6 +29,7 @@ warp_dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
         const Real error1 = pair ? row_error(i + 1) : Real(0);
         Real step[2];
         uint32_t used = 0;
+        __syncwarp(); // every lane read its lambdas for the errors before lane 0 writes one
         if (lane == 0) used = update_rows(rows, i, params, error0, error1, impulse, step, result);
         __syncwarp(); // lane 0 wrote lambda in shared memory
         i += __shfl_sync(kFullMask, used, 0);

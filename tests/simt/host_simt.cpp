@@ -4,6 +4,14 @@
 // a warp operation, then hands over to the next lane; once all 32 have arrived, the meeting is
 // complete and each reads what the others handed in. A switch is a few dozen instructions
 // (switch_from_scheduler), against tens of microseconds for waking 32 threads.
+//
+// Under ThreadSanitizer every lane is a fiber of its own to it (the TSan fiber API), and the
+// switches carry no happens-before, except a lane's start (after everything the host did) and
+// its end (before everything the host does next). Only __syncwarp orders the lanes' memory, as on
+// a GPU, where shuffles and votes do not: each lane releases the warp's barrier as it arrives
+// and acquires it as it leaves. So a lane that reads what another lane of its warp wrote with no
+// __syncwarp between the two is a data race that TSan reports, whatever the schedule. The
+// emulation's own bookkeeping (the meeting slots, the thread indices it sets) is hidden from it.
 #include "host_simt.hpp"
 
 #include <ucontext.h>
@@ -20,6 +28,20 @@
 #define SIMT_ASAN 0
 #define SIMT_POISON(address, size) ((void)(address), (void)(size))
 #define SIMT_UNPOISON(address, size) ((void)(address), (void)(size))
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define SIMT_TSAN 1
+// ThreadSanitizer's dynamic annotations (its runtime defines them; no header declares them).
+extern "C" {
+void AnnotateIgnoreReadsBegin(const char* file, int line);
+void AnnotateIgnoreReadsEnd(const char* file, int line);
+void AnnotateIgnoreWritesBegin(const char* file, int line);
+void AnnotateIgnoreWritesEnd(const char* file, int line);
+}
+#else
+#define SIMT_TSAN 0
 #endif
 
 simt::Dim3 threadIdx, blockIdx, blockDim, gridDim;
@@ -53,13 +75,38 @@ std::string where(uint32_t block, uint32_t warp) {
     return "block " + std::to_string(block) + " warp " + std::to_string(warp);
 }
 
+// The emulation's bookkeeping, which lanes and the scheduler share with no order TSan could see
+// (it is ordered by the switches), is kept out of its sight while one of these lives.
+struct Unwatched {
+#if SIMT_TSAN
+    Unwatched() {
+        AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+        AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+    }
+    ~Unwatched() {
+        AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+        AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+    }
+#else
+    Unwatched() {} // user-provided: a variable of this type is not "unused"
+    ~Unwatched() {}
+#endif
+};
+
 // What __builtin_setjmp keeps of a fiber: its frame, resume address and stack pointer.
 using JumpPoint = void* [5];
+
+// A lane's stack, and under TSan the fiber that runs on it (kept with it, so that one TSan fiber
+// only ever owns one stack).
+struct LaneStack {
+    std::unique_ptr<unsigned char[]> memory;
+    void* tsan_fiber = nullptr;
+};
 
 struct Lane {
     ucontext_t context;     // where the lane starts
     JumpPoint resume_point; // where it waits at a warp operation
-    std::unique_ptr<unsigned char[]> stack;
+    LaneStack stack;
     bool started = false, finished = false;
     int set = 0; // which set of meeting slots this lane writes next
     void* asan_fake_stack = nullptr;
@@ -77,6 +124,8 @@ struct Warp {
     WarpOp op[2][32] = {};
     size_t bytes[2][32] = {};
     unsigned mask[2][32] = {};
+    char barrier[2] = {};            // what __syncwarp releases and acquires under TSan, a set each
+    void* scheduler_fiber = nullptr; // under TSan
     const std::function<void()>* kernel = nullptr;
     Dim3 grid, block_dim;
 };
@@ -93,7 +142,9 @@ uint32_t current_lane = 0;
 // Kept out of line: __builtin_longjmp must not be called from the function that set the point.
 // Called through a volatile pointer, so that no compiler sees a call that does not return: ASan
 // calls __asan_handle_no_return before one, and that makes a system call (sigaltstack).
-__attribute__((noinline, no_sanitize_address)) void jump_to_body(JumpPoint& point) {
+// Not seen by TSan either: it would push a frame on the fiber switched to that nothing pops.
+__attribute__((noinline, no_sanitize_address, no_sanitize_thread)) void
+jump_to_body(JumpPoint& point) {
     __builtin_longjmp(point, 1);
 }
 void (*volatile jump_to)(JumpPoint&) = jump_to_body;
@@ -101,7 +152,12 @@ void (*volatile jump_to)(JumpPoint&) = jump_to_body;
 void switch_from_scheduler(Warp& warp, Lane& lane) {
 #if SIMT_ASAN
     void* fake = nullptr;
-    __sanitizer_start_switch_fiber(&fake, lane.stack.get(), kLaneStackBytes);
+    __sanitizer_start_switch_fiber(&fake, lane.stack.memory.get(), kLaneStackBytes);
+#endif
+#if SIMT_TSAN
+    // A lane's start sees everything the host did before the launch; later switches order nothing.
+    __tsan_switch_to_fiber(lane.stack.tsan_fiber,
+                           lane.started ? __tsan_switch_to_fiber_no_sync : 0);
 #endif
     if (__builtin_setjmp(warp.scheduler_point) == 0) {
         if (lane.started) jump_to(lane.resume_point);
@@ -118,6 +174,11 @@ void switch_to_scheduler(Warp& warp, Lane& lane) {
     __sanitizer_start_switch_fiber(lane.finished ? nullptr : &lane.asan_fake_stack,
                                    warp.scheduler_stack, warp.scheduler_stack_size);
 #endif
+#if SIMT_TSAN
+    // A lane's end is seen by everything the host does after the launch.
+    __tsan_switch_to_fiber(warp.scheduler_fiber,
+                           lane.finished ? 0 : __tsan_switch_to_fiber_no_sync);
+#endif
     if (__builtin_setjmp(lane.resume_point) == 0) jump_to(warp.scheduler_point);
 #if SIMT_ASAN
     __sanitizer_finish_switch_fiber(lane.asan_fake_stack, nullptr, nullptr);
@@ -130,13 +191,18 @@ void lane_entry() {
     __sanitizer_finish_switch_fiber(nullptr, &warp.scheduler_stack, &warp.scheduler_stack_size);
 #endif
     (*warp.kernel)();
-    Lane& lane = warp.lane[current_lane];
-    lane.finished = true;
-    switch_to_scheduler(warp, lane); // never comes back
+    Lane* lane = nullptr;
+    {
+        const Unwatched unwatched; // not across the switch: the fiber runs other lanes later
+        lane = &warp.lane[current_lane];
+        lane->finished = true;
+    }
+    switch_to_scheduler(warp, *lane); // never comes back
 }
 
 // Resumes `lane` until it reaches a warp operation or leaves the kernel.
 void resume(Warp& warp, uint32_t lane) {
+    const Unwatched unwatched;
     threadIdx = Dim3{warp.index * 32 + lane, 0, 0};
     blockIdx = Dim3{warp.block, 0, 0};
     gridDim = warp.grid;
@@ -166,12 +232,12 @@ void check_meeting(const Warp& warp, int set) {
 
 // A fresh fiber that will start in lane_entry. (getcontext returns twice, hence a function of
 // its own with nothing else in it.)
-void prepare_lane(Lane& lane, std::unique_ptr<unsigned char[]> stack) {
+void prepare_lane(Lane& lane, LaneStack stack) {
     lane.stack = std::move(stack);
     // A lane dropped at its last warp's end left its frames' redzones poisoned.
-    SIMT_UNPOISON(lane.stack.get(), kLaneStackBytes);
+    SIMT_UNPOISON(lane.stack.memory.get(), kLaneStackBytes);
     getcontext(&lane.context);
-    lane.context.uc_stack.ss_sp = lane.stack.get();
+    lane.context.uc_stack.ss_sp = lane.stack.memory.get();
     lane.context.uc_stack.ss_size = kLaneStackBytes;
     lane.context.uc_link = nullptr;
     makecontext(&lane.context, lane_entry, 0);
@@ -180,6 +246,9 @@ void prepare_lane(Lane& lane, std::unique_ptr<unsigned char[]> stack) {
 // One meeting of `warp`: resumes every lane still in the kernel, in lane order or in reverse,
 // until each reaches its next warp operation or leaves. Returns true once the warp is done.
 bool advance_warp(Warp& warp, bool reversed) {
+    // The scheduler's reads of the lanes' state; the lanes it resumes are watched again (TSan's
+    // ignoring is a fiber's own).
+    const Unwatched unwatched;
     uint32_t finished = 0;
     int set = 0;
     for (uint32_t k = 0; k < warp.lanes; ++k) {
@@ -197,10 +266,16 @@ bool advance_warp(Warp& warp, bool reversed) {
 
 // Fiber stacks, kept between launches: 32 a warp, and a whole block's worth when its warps run
 // together.
-std::vector<std::unique_ptr<unsigned char[]>>& lane_stacks(size_t count) {
-    static std::vector<std::unique_ptr<unsigned char[]>> stacks;
-    while (stacks.size() < count)
-        stacks.emplace_back(new unsigned char[kLaneStackBytes]);
+std::vector<LaneStack>& lane_stacks(size_t count) {
+    static std::vector<LaneStack> stacks;
+    while (stacks.size() < count) {
+        LaneStack stack;
+        stack.memory.reset(new unsigned char[kLaneStackBytes]);
+#if SIMT_TSAN
+        stack.tsan_fiber = __tsan_create_fiber(0);
+#endif
+        stacks.push_back(std::move(stack));
+    }
     return stacks;
 }
 
@@ -219,6 +294,9 @@ void run_block(uint32_t b, Dim3 grid, Dim3 block, const std::function<void()>& k
         warp->index = w;
         warp->lanes = std::min<uint32_t>(32, block.x - 32 * w);
         warp->kernel = &kernel;
+#if SIMT_TSAN
+        warp->scheduler_fiber = __tsan_get_current_fiber();
+#endif
         warp->grid = grid;
         warp->block_dim = block;
         warps.push_back(std::move(warp));
@@ -265,6 +343,7 @@ uint32_t lane_id() {
 }
 
 void warp_meet(WarpOp op, unsigned mask, const void* mine, size_t bytes, void* all) {
+    const Unwatched unwatched;
     Warp& warp = *current_warp;
     const uint32_t me = current_lane;
     Lane& lane = warp.lane[me];
@@ -274,7 +353,15 @@ void warp_meet(WarpOp op, unsigned mask, const void* mine, size_t bytes, void* a
     warp.op[set][me] = op;
     warp.bytes[set][me] = bytes;
     warp.mask[set][me] = mask;
+#if SIMT_TSAN
+    // Two barriers in turn, as the slots: a lane that runs on to the next __syncwarp before a
+    // later lane has left this one releases into the other, so it orders nothing early.
+    if (op == WarpOp::sync) __tsan_release(&warp.barrier[set]);
+#endif
     switch_to_scheduler(warp, lane); // back once every lane has arrived
+#if SIMT_TSAN
+    if (op == WarpOp::sync) __tsan_acquire(&warp.barrier[set]);
+#endif
     for (uint32_t l = 0; l < warp.lanes && bytes; ++l)
         std::memcpy(static_cast<unsigned char*>(all) + l * bytes, warp.slot[set][l], bytes);
 }

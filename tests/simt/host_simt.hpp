@@ -9,7 +9,9 @@
 // stays inside the 48 KB of shared memory a kernel gets without opting in, and that a kernel
 // stays inside the dynamic shared memory it was launched with (ASan poisons the rest; without
 // ASan a guard pattern is checked after each block). Problems are collected, not thrown:
-// simt::take_problems() hands them to the test.
+// simt::take_problems() hands them to the test. Under ThreadSanitizer, a lane touching memory
+// that another lane of its warp touched, with no __syncwarp between, is reported as a data race
+// (host_simt.cpp says how).
 //
 // Blocks run one after another on the calling thread (the kernels never synchronize across
 // blocks), so one host buffer is every block's shared memory in turn. The order of blocks, warps
