@@ -6,10 +6,11 @@
 // (switch_from_scheduler), against tens of microseconds for waking 32 threads.
 //
 // Under ThreadSanitizer every lane is a fiber of its own to it (the TSan fiber API), and the
-// switches carry no happens-before, except a lane's start (after everything the host did) and
-// its end (before everything the host does next). Only __syncwarp orders the lanes' memory, as on
-// a GPU, where shuffles and votes do not: each lane releases the warp's barrier as it arrives
-// and acquires it as it leaves. So a lane that reads what another lane of its warp wrote with no
+// switches carry no happens-before. A lane's start comes after what the host did before its
+// block, and its end before what the host does after the block; no lane's start comes after
+// another's end. Only __syncwarp orders the lanes' memory, as on a GPU, where shuffles and votes
+// do not: each lane releases the warp's barrier as it arrives and acquires it as it leaves. So a
+// lane that reads what another lane of its warp wrote with no
 // __syncwarp between the two is a data race that TSan reports, whatever the schedule. The
 // emulation's own bookkeeping (the meeting slots, the thread indices it sets) is hidden from it.
 #include "host_simt.hpp"
@@ -65,6 +66,11 @@ constexpr size_t kSlotBytes = 16;
 constexpr size_t kLaneStackBytes = 256 * 1024;
 
 std::vector<std::string> problems;
+#if SIMT_TSAN
+// What the host releases before a block and its lanes acquire as they start, and what the lanes
+// release as they end and the host acquires after the block.
+char block_start, lanes_end;
+#endif
 Schedule current_schedule = Schedule::in_order;
 
 void report(const std::string& problem) {
@@ -154,15 +160,18 @@ void switch_from_scheduler(Warp& warp, Lane& lane) {
     void* fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, lane.stack.memory.get(), kLaneStackBytes);
 #endif
+    // Everything the scheduler reads of the lane is read before the switch (TSan would count a
+    // read after it as the lane's).
+    const bool started = lane.started;
+    lane.started = true;
+    JumpPoint& resume_point = lane.resume_point;
+    const ucontext_t* context = &lane.context;
 #if SIMT_TSAN
-    // A lane's start sees everything the host did before the launch; later switches order nothing.
-    __tsan_switch_to_fiber(lane.stack.tsan_fiber,
-                           lane.started ? __tsan_switch_to_fiber_no_sync : 0);
+    __tsan_switch_to_fiber(lane.stack.tsan_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
     if (__builtin_setjmp(warp.scheduler_point) == 0) {
-        if (lane.started) jump_to(lane.resume_point);
-        lane.started = true;
-        setcontext(&lane.context); // onto the lane's fresh stack, into lane_entry
+        if (started) jump_to(resume_point);
+        setcontext(context); // onto the lane's fresh stack, into lane_entry
     }
 #if SIMT_ASAN
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
@@ -175,9 +184,7 @@ void switch_to_scheduler(Warp& warp, Lane& lane) {
                                    warp.scheduler_stack, warp.scheduler_stack_size);
 #endif
 #if SIMT_TSAN
-    // A lane's end is seen by everything the host does after the launch.
-    __tsan_switch_to_fiber(warp.scheduler_fiber,
-                           lane.finished ? 0 : __tsan_switch_to_fiber_no_sync);
+    __tsan_switch_to_fiber(warp.scheduler_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
     if (__builtin_setjmp(lane.resume_point) == 0) jump_to(warp.scheduler_point);
 #if SIMT_ASAN
@@ -190,7 +197,13 @@ void lane_entry() {
 #if SIMT_ASAN
     __sanitizer_finish_switch_fiber(nullptr, &warp.scheduler_stack, &warp.scheduler_stack_size);
 #endif
+#if SIMT_TSAN
+    __tsan_acquire(&block_start);
+#endif
     (*warp.kernel)();
+#if SIMT_TSAN
+    __tsan_release(&lanes_end);
+#endif
     Lane* lane = nullptr;
     {
         const Unwatched unwatched; // not across the switch: the fiber runs other lanes later
@@ -304,6 +317,9 @@ void run_block(uint32_t b, Dim3 grid, Dim3 block, const std::function<void()>& k
     auto start = [&](Warp& warp, size_t first_stack) {
         for (uint32_t l = 0; l < warp.lanes; ++l)
             prepare_lane(warp.lane[l], std::move(stacks[first_stack + l]));
+#if SIMT_TSAN
+        __tsan_release(&block_start); // the host's writes, these warps' set-up included
+#endif
     };
     auto finish = [&](Warp& warp, size_t first_stack) {
         for (uint32_t l = 0; l < warp.lanes; ++l)
@@ -385,6 +401,9 @@ void launch(Dim3 grid, Dim3 block, size_t shared_bytes, const std::function<void
         std::memset(shared, kSharedGuard, kSharedCapacity);
         SIMT_POISON(shared + shared_bytes, kSharedCapacity - shared_bytes);
         run_block(b, grid, block, kernel, current_schedule);
+#if SIMT_TSAN
+        __tsan_acquire(&lanes_end);
+#endif
         SIMT_UNPOISON(shared + shared_bytes, kSharedCapacity - shared_bytes);
         for (size_t k = shared_bytes; k < kSharedCapacity; ++k)
             if (shared[k] != kSharedGuard) {
