@@ -15,43 +15,55 @@ namespace steel::propagation {
 
 namespace {
 
-// The trees of one world, and where each articulation's bodies went appended to first_body (-1:
-// a one-body articulation, solved with its uploaded blocks). `factor` is scratch.
-void add_trees(const scene::WorldRecord& world, uint32_t world_index, uint32_t dof0,
-               PropagationSet<double>& out, std::vector<uint32_t>& depth,
-               ArticulatedBodyFactor& factor, std::vector<int32_t>& first_body) {
-    for (size_t a = 0; a < world.articulations.size(); ++a) {
-        const scene::ArticulationRecord& art = world.articulations[a];
+// The shapes of one world's trees, from the models alone: each tree body's parent, joint DOFs,
+// depth and room in d_inverse, the tree body owning each DOF, and where each articulation's
+// bodies went, appended to first_body (-1: a one-body articulation, solved with its uploaded
+// blocks). Cheap, and done in order; the numbers follow world by world on the batch's threads
+// (add_tree_factors).
+void add_tree_shapes(const scene::WorldRecord& world, uint32_t dof0, PropagationSet<double>& out,
+                     std::vector<uint32_t>& depth, std::vector<int32_t>& first_body) {
+    for (const scene::ArticulationRecord& art : world.articulations) {
         first_body.push_back(-1);
-        if (art.model.joints.size() < 2) continue;
+        const scene::ArticulationModel& model = art.model;
+        if (model.joints.size() < 2) continue;
+        const int32_t base = int32_t(out.parent.size());
+        first_body.back() = base;
+        for (size_t i = 0; i < model.joints.size(); ++i) {
+            const int32_t parent = model.joints[i].parent;
+            const uint32_t dofs = model.dof_offset[i + 1] - model.dof_offset[i];
+            out.parent.push_back(parent < 0 ? -1 : base + parent);
+            out.dof_first.push_back(art.first_dof + model.dof_offset[i]);
+            out.dof_count.push_back(dofs);
+            out.d_inverse_offset.push_back(out.d_inverse_offset.back() + dofs * dofs);
+            depth.push_back(parent < 0 ? 1 : depth[size_t(base + parent)] + 1);
+            out.max_depth = std::max(out.max_depth, depth.back());
+            for (uint32_t k = model.dof_offset[i]; k < model.dof_offset[i + 1]; ++k)
+                out.dof_body[size_t(dof0) + art.first_dof + k] = base + int32_t(i);
+        }
+    }
+}
+
+// The numbers of world w's trees: each one's articulated-body factorization, into the room
+// add_tree_shapes made for it. Writes only world w's tree bodies and DOFs.
+void add_tree_factors(const scene::WorldRecord& world, uint32_t w, uint32_t dof0,
+                      const int32_t* first_body, PropagationSet<double>& out,
+                      ArticulatedBodyFactor& factor) {
+    for (size_t a = 0; a < world.articulations.size(); ++a) {
+        if (first_body[a] < 0) continue;
+        const scene::ArticulationRecord& art = world.articulations[a];
         if (!factor_articulated_body(art.model, art.kinematics, art.augmentation, factor))
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("propagation response: world %u, articulation rooted at body %u: a joint's "
-                        "articulated "
-                        "inertia D is not positive definite",
-                        world_index, art.first_body));
-        const int32_t base = int32_t(out.parent.size());
-        first_body.back() = base;
-        for (size_t i = 0; i < art.model.joints.size(); ++i) {
-            const int32_t parent = factor.parent[i];
-            out.parent.push_back(parent < 0 ? -1 : base + parent);
-            out.dof_first.push_back(art.first_dof + factor.dof_offset[i]);
-            out.dof_count.push_back(factor.dof_offset[i + 1] - factor.dof_offset[i]);
-            out.d_inverse.insert(out.d_inverse.end(),
-                                 factor.d_inverse.begin() + factor.d_inverse_offset[i],
-                                 factor.d_inverse.begin() + factor.d_inverse_offset[i + 1]);
-            out.d_inverse_offset.push_back(uint32_t(out.d_inverse.size()));
-            depth.push_back(parent < 0 ? 1 : depth[size_t(base + parent)] + 1);
-            out.max_depth = std::max(out.max_depth, depth.back());
-            for (uint32_t k = factor.dof_offset[i]; k < factor.dof_offset[i + 1]; ++k) {
-                const size_t global = size_t(dof0) + art.first_dof + k;
-                std::copy_n(factor.subspace.begin() + 6 * long(k), 6,
-                            out.subspace.begin() + 6 * long(global));
-                std::copy_n(factor.transmitted.begin() + 6 * long(k), 6,
-                            out.transmitted.begin() + 6 * long(global));
-                out.dof_body[global] = base + int32_t(i);
-            }
-        }
+                        "articulated inertia D is not positive definite",
+                        w, art.first_body));
+        // The bodies' D^-1 one after another, as the shapes laid them out.
+        std::copy(factor.d_inverse.begin(), factor.d_inverse.end(),
+                  out.d_inverse.begin() + out.d_inverse_offset[size_t(first_body[a])]);
+        const size_t first_dof = 6 * (size_t(dof0) + art.first_dof);
+        std::copy(factor.subspace.begin(), factor.subspace.end(),
+                  out.subspace.begin() + long(first_dof));
+        std::copy(factor.transmitted.begin(), factor.transmitted.end(),
+                  out.transmitted.begin() + long(first_dof));
     }
 }
 
@@ -123,8 +135,8 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
     change.assign(6 * size_t(bodies), 0.0); // as fresh arrays had it
     std::vector<int32_t>& path = scratch.path;
     path.resize(std::max(out.max_depth, 1u));
-    // The walk reads the tree arrays, all complete by now (the view's denominator is not read:
-    // it is what this function fills in).
+    // The walk reads world w's tree arrays only, complete by now (add_tree_factors ran first;
+    // the view's denominator is not read: it is what this function fills in).
     TreeWalk<double> walk{propagation_view_of<double>(out),
                           body0,
                           rows.world_dof_offset[w],
@@ -254,29 +266,34 @@ void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Re
         fail(STEEL_ERROR_INTERNAL,
              "propagation response: the scene and the rows disagree on the world count");
     std::vector<uint32_t> depth;
-    ArticulatedBodyFactor factor;
     std::vector<int32_t> first_body;            // per articulation of every world
     std::vector<size_t> world_first_body_start; // per world: where its articulations start
     for (uint32_t w = 0; w < rows.world_count; ++w) {
         world_first_body_start.push_back(first_body.size());
-        add_trees(scene.worlds[w], w, rows.world_dof_offset[w], out, depth, factor, first_body);
+        add_tree_shapes(scene.worlds[w], rows.world_dof_offset[w], out, depth, first_body);
         out.world_body_offset.push_back(uint32_t(out.parent.size()));
     }
+    out.d_inverse.resize(out.d_inverse_offset.back());
     out.body_response.assign(36 * out.parent.size(), 0.0);
     for (uint32_t w = 0; w < rows.world_count; ++w)
         add_rows(scene.worlds[w], w, rows, first_body.data() + world_first_body_start[w], out);
-    // The walks, most of the build's time, world by world on the batch's threads: each world's
-    // values depend on its own inputs only, so any thread count gives the same bits.
+    // The factorizations and the walks, nearly all of the build's time, world by world on the
+    // batch's threads: each world's values depend on its own inputs only, so any thread count
+    // gives the same bits (and a failed factorization is reported for the first such world).
     out.denominator.resize(rows.total_rows());
-    const auto denominators = [&](uint32_t, uint32_t first, uint32_t end) {
+    const auto numbers = [&](uint32_t, uint32_t first, uint32_t end) {
+        ArticulatedBodyFactor factor;
         DenominatorScratch scratch;
-        for (uint32_t w = first; w < end; ++w)
+        for (uint32_t w = first; w < end; ++w) {
+            add_tree_factors(scene.worlds[w], w, rows.world_dof_offset[w],
+                             first_body.data() + world_first_body_start[w], out, factor);
             add_denominators(w, rows, out, scratch);
+        }
     };
     if (pool)
-        pool->for_each_run(rows.world_count, denominators);
+        pool->for_each_run(rows.world_count, numbers);
     else
-        denominators(0, 0, rows.world_count);
+        numbers(0, 0, rows.world_count);
     take_in(out, set);
 }
 
