@@ -1,5 +1,6 @@
-// The CUDA backend (device_backend.hpp): a batch's device mirror, its uploads, the solve's three
-// launches (classify, general sweep, dense path) and the copies between host and device.
+// The CUDA backend (device_backend.hpp): a batch's device mirror, its uploads, the solve's
+// launches (kernel_launches.cuh: classify, general sweep, dense path, pre-elimination; or the
+// propagation response's kernels) and the copies between host and device.
 //
 // The host copy of the rows is always built first, by the same validation as the CPU backend;
 // the device holds a mirror. A solve touches only device memory that exists since the last
