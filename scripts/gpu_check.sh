@@ -76,6 +76,7 @@ echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases
 echo "CPU CUDA tests:   $(verdict $cpu_rc)"
 echo "exports:          $(verdict $exports_rc)"
 echo "bench_cuda:       $(verdict $bench_rc)"
-grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
+# The 65,536-copy lines, and the serial propagation's two layouts at 16,384 (legged/p, legged/pw).
+grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 |^legged/pw? +16384 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
 if [ -n "${OUT:-}" ] && [ -d "${OUT}" ]; then cp "$log_dir"/*.log "$OUT"/; fi
 [ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]
