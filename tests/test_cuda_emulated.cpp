@@ -574,3 +574,15 @@ TEST_CASE("Emulated CUDA pre-elimination: the warp builds the CPU's derived worl
             REQUIRE_OK(steel_batch_destroy(batch));
         }
 }
+
+TEST_CASE("Emulated CUDA propagation kernel, a thread per world: worlds past the first block") {
+    // The serial mode's thread-per-world kernel runs blocks of 32 worlds: 45 worlds of trees and
+    // free bodies, mixed so that neighbouring threads take different branches, fill a block and
+    // part of a second.
+    scenes::SceneBuilder builder;
+    builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    scenes::add_articulated_mix(builder, 9);
+    const steel_scene_desc desc = builder.desc();
+    REQUIRE(desc.world_count > 32);
+    check_propagation_bits(desc, STEEL_SOLVE_SERIAL, STEEL_PRECISION_FLOAT64, 0.0);
+}
