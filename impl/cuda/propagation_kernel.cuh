@@ -31,6 +31,24 @@ template <class Real> struct WalkScratchView {
     uint32_t path_stride; // max(max_depth, 1)
 };
 
+// World w's rows and walks, with its slice of the walks' scratch and v at `velocity`; the rows'
+// J.Y replaced by the propagation denominators J H~^-1 J^T, as this response solves with.
+template <class Real>
+__device__ inline propagation::PropagationWorld<Real>
+device_propagation_world(const RowsView<Real>& set, const propagation::PropagationView<Real>& trees,
+                         const WalkScratchView<Real>& scratch, uint32_t w, Real* velocity) {
+    const uint32_t row0 = set.world_row_offset[w], dof0 = set.world_dof_offset[w];
+    const uint32_t body0 = trees.world_body_offset[w];
+    propagation::PropagationWorld<Real> world{
+        device_world_rows(set, w),
+        row0,
+        {trees, body0, dof0, velocity, scratch.bias + 6 * size_t(body0),
+         scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
+         scratch.path + size_t(w) * scratch.path_stride}};
+    world.rows.jy = trees.denominator + row0;
+    return world;
+}
+
 // colored_sweep (colored_sweep.hpp) for a warp: each color's packs on all lanes, then its
 // contacts that touch a tree and the serial group on lane 0, then the sync. Lane 0's result,
 // broadcast.
@@ -93,21 +111,15 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
     if (w >= set.world_count) return;
 
     const uint32_t row0 = set.world_row_offset[w], dof0 = set.world_dof_offset[w];
-    const uint32_t body0 = trees.world_body_offset[w];
-    const uint32_t bodies = trees.world_body_offset[w + 1] - body0;
+    const uint32_t bodies = trees.world_body_offset[w + 1] - trees.world_body_offset[w];
     Real* impulse = solve.impulse + row0;
     Real* result_velocity = solve.velocity + dof0;
     // The walks, the rows and the packs read and write v all the time: in shared memory when
     // the launch gave it room, copied out at the end.
     Real* velocity = warp_sweep_velocity(solve, shared_bytes, warp, result_velocity);
-    propagation::PropagationWorld<Real> world{
-        device_world_rows(set, w),
-        row0,
-        {trees, body0, dof0, velocity, scratch.bias + 6 * size_t(body0),
-         scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
-         scratch.path + size_t(w) * scratch.path_stride}};
+    propagation::PropagationWorld<Real> world =
+        device_propagation_world(set, trees, scratch, w, velocity);
     const WorldRows<Real>& rows = world.rows;
-    world.rows.jy = trees.denominator + row0; // J H~^-1 J^T replaces J.Y under this response
 
     for (uint32_t k = lane; k < 6 * bodies; k += kWarpSize)
         world.walk.bias[k] = Real(0);
@@ -144,16 +156,9 @@ __global__ void propagation_thread_kernel(RowsView<Real> set,
     const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= set.world_count) return;
 
-    const uint32_t row0 = set.world_row_offset[w], dof0 = set.world_dof_offset[w];
-    const uint32_t body0 = trees.world_body_offset[w];
-    Real* impulse = solve.impulse + row0;
-    propagation::PropagationWorld<Real> world{
-        device_world_rows(set, w),
-        row0,
-        {trees, body0, dof0, solve.velocity + dof0, scratch.bias + 6 * size_t(body0),
-         scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
-         scratch.path + size_t(w) * scratch.path_stride}};
-    world.rows.jy = trees.denominator + row0; // J H~^-1 J^T replaces J.Y under this response
+    Real* impulse = solve.impulse + set.world_row_offset[w];
+    propagation::PropagationWorld<Real> world =
+        device_propagation_world(set, trees, scratch, w, solve.velocity + set.world_dof_offset[w]);
     double* history =
         solve.history_stride ? solve.history + size_t(w) * solve.history_stride : nullptr;
     const WorldOutcome outcome = propagation::propagation_solve(
