@@ -31,6 +31,15 @@ __device__ inline uint32_t first_owned_after(uint32_t k, uint32_t lane) {
     return k + 1 + (lane + kWarpSize - (k + 1) % kWarpSize) % kWarpSize;
 }
 
+// x_k /= L_kk on the lane that owns x_k, and the result handed to every lane.
+template <class Real>
+__device__ inline Real warp_owner_divides(const Real* l, uint32_t n, Real* x, uint32_t k,
+                                          uint32_t lane) {
+    Real xk = 0;
+    if (k % kWarpSize == lane) xk = x[k] /= l[size_t(k) * n + k];
+    return __shfl_sync(kFullMask, xk, int(k % kWarpSize));
+}
+
 // x := (L L^T)^-1 x. Lane l owns the x_i with i % 32 == l and is the only one to touch them, so
 // no lane waits on memory: when x_k is known, its owner divides it and hands it to the others by
 // a shuffle, and every lane subtracts its term from the x_i it owns (those after k forward, those
@@ -39,16 +48,12 @@ template <class Real>
 __device__ inline void warp_cholesky_solve_in_place(const Real* l, uint32_t n, Real* x,
                                                     uint32_t lane) {
     for (uint32_t k = 0; k < n; ++k) {
-        Real xk = 0;
-        if (k % kWarpSize == lane) xk = x[k] /= l[size_t(k) * n + k];
-        xk = __shfl_sync(kFullMask, xk, int(k % kWarpSize));
+        const Real xk = warp_owner_divides(l, n, x, k, lane);
         for (uint32_t i = first_owned_after(k, lane); i < n; i += kWarpSize)
             x[i] -= l[size_t(i) * n + k] * xk;
     }
     for (uint32_t k = n; k-- > 0;) {
-        Real xk = 0;
-        if (k % kWarpSize == lane) xk = x[k] /= l[size_t(k) * n + k];
-        xk = __shfl_sync(kFullMask, xk, int(k % kWarpSize));
+        const Real xk = warp_owner_divides(l, n, x, k, lane);
         for (uint32_t i = lane; i < k; i += kWarpSize)
             x[i] -= l[size_t(k) * n + i] * xk;
     }

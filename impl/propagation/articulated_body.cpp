@@ -36,13 +36,10 @@ bool factor_articulated_body(const scene::ArticulationModel& model,
                              const std::vector<double>& augmentation, ArticulatedBodyFactor& out) {
     const uint32_t bodies = uint32_t(model.joints.size());
     const uint32_t n = model.dof_count();
-    out.parent.resize(bodies);
-    out.dof_offset = model.dof_offset;
     out.subspace.assign(6 * size_t(n), 0.0);
     out.transmitted.assign(6 * size_t(n), 0.0);
     out.d_inverse_offset.assign(bodies + 1, 0);
     for (uint32_t i = 0; i < bodies; ++i) {
-        out.parent[i] = model.joints[i].parent;
         const uint32_t dofs = model.dof_offset[i + 1] - model.dof_offset[i];
         out.d_inverse_offset[i + 1] = out.d_inverse_offset[i] + dofs * dofs;
     }

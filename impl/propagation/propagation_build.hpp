@@ -20,8 +20,8 @@ PropagationSet<Real> build_propagation_set(const scene::SceneRecord& scene,
 
 // The same into `set`, built in float64 in `scratch` first; both keep their arrays' memory, so
 // that a batch uploaded every step does not fault in a fresh set each time. On an error `set`
-// is left partly written. With a pool, the rows' denominators (the tree walks) are worked out
-// on its threads, with the same bits.
+// is left partly written. With a pool, the trees' factorizations and the rows' denominators (the
+// tree walks) are worked out on its threads, with the same bits.
 template <class Real>
 void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Real>& rows,
                                 PropagationSet<double>& scratch, PropagationSet<Real>& set,
