@@ -195,24 +195,32 @@ STEEL_HOST_DEVICE inline void build_kept_row(const WorldRows<Real>& rows,
     ws.jy[k] = dense_dot(jacobian, response, n);
 }
 
-// Step 5, once every kept row is built: the end of the value offsets and the cone pairs' cross
-// terms.
+// Step 5, once every kept row is built: the cross terms of the cone pair that starts at kept row
+// k (the rows of a pair are never bilateral, so they stay next to each other).
+template <class Real>
+STEEL_HOST_DEVICE inline void set_kept_cone_cross_terms(const PreeliminationSpace<Real>& ws,
+                                                        uint32_t k, uint32_t n) {
+    const Real* j0 = ws.jacobian + size_t(k) * n;
+    const Real* j1 = j0 + n;
+    const Real* y0 = ws.response + size_t(k) * n;
+    const Real* y1 = y0 + n;
+    ws.cross_01[k] = dense_dot(j0, y1, n);
+    ws.cross_10[k] = dense_dot(j1, y0, n);
+}
+
+// The end of the value offsets, and the cross terms: 0 except at each cone pair's first row, as
+// an upload leaves them (the workspace is reused, so every entry is written).
 template <class Real>
 STEEL_HOST_DEVICE inline void finish_kept_rows(const PreeliminationSpace<Real>& ws, uint32_t c,
                                                uint32_t n) {
     ws.value_offset[c] = uint64_t(c) * n;
-    for (uint32_t k = 0; k < c; ++k) {
+    for (uint32_t k = 0; k < c; ++k)
         ws.cross_01[k] = ws.cross_10[k] = 0;
-        if (ws.kind[k] == STEEL_ROW_FRICTION_CONE && k + 1 < c) {
-            const Real* j0 = ws.jacobian + size_t(k) * n;
-            const Real* j1 = j0 + n;
-            const Real* y0 = ws.response + size_t(k) * n;
-            const Real* y1 = y0 + n;
-            ws.cross_01[k] = dense_dot(j0, y1, n);
-            ws.cross_10[k] = dense_dot(j1, y0, n);
-            ++k;
+    for (uint32_t k = 0; k + 1 < c; ++k)
+        if (ws.kind[k] == STEEL_ROW_FRICTION_CONE) {
+            set_kept_cone_cross_terms(ws, k, n);
+            ++k; // its partner
         }
-    }
 }
 
 // Builds the derived world of C rows in ws and returns a view of it in out. Returns false (and

@@ -499,6 +499,36 @@ TEST_CASE("Emulated CUDA kernels give the same bits with blocks, warps and lanes
 
 namespace {
 
+// Appends `count` contacts with cone friction (a normal and its tangent pair) to the world being
+// built, on bodies of 3 DOFs each, with Y = J (unit mass): the cone pairs of a derived world.
+void add_cone_contacts(scenes::RowsBuilder& builder, std::mt19937_64& rng, uint32_t bodies,
+                       uint32_t count) {
+    const auto block = [&](uint32_t body) {
+        scenes::Block result;
+        result.offset = 3 * body;
+        for (int k = 0; k < 3; ++k)
+            result.jacobian.push_back(scenes::normal01(rng));
+        result.response = result.jacobian;
+        return result;
+    };
+    for (uint32_t contact = 0; contact < count; ++contact) {
+        const uint32_t body = (7 * contact) % bodies;
+        scenes::Row normal;
+        normal.kind = STEEL_ROW_CONTACT_NORMAL;
+        normal.blocks[0] = block(body);
+        normal.bias = -1.0;
+        const int32_t normal_row = int32_t(builder.add_row(normal));
+        for (int tangent = 0; tangent < 2; ++tangent) {
+            scenes::Row row;
+            row.kind = STEEL_ROW_FRICTION_CONE;
+            row.blocks[0] = block(body);
+            row.normal_row = normal_row;
+            row.friction = 0.5;
+            builder.add_row(row);
+        }
+    }
+}
+
 // The warp's build of every derived world against build_preeliminated_world on the CPU, every
 // array bit for bit. Returns how many worlds were compared.
 template <class Real> uint32_t check_derived_worlds(const steel::RowSet<Real>& rows, Real cfm) {
@@ -552,10 +582,14 @@ TEST_CASE("Emulated CUDA pre-elimination: the warp builds the CPU's derived worl
     // Random worlds with bilateral rows among the others (some with more bilateral rows than
     // DOFs), loops of bodies closed by bilateral rows (the longest has more than 32 kept rows
     // and more than 32 bilateral ones, so lanes take several of each), in both emulation orders.
+    // The 8- and 80-link loops also carry cone-friction contacts (40 pairs in the longest, so
+    // lanes take several pairs each).
     scenes::RowsBuilder builder = random_batch(23, 16);
     std::mt19937_64 rng(9);
-    for (uint32_t links : {3u, 8u, 80u})
+    for (uint32_t links : {3u, 8u, 80u}) {
         scenes::add_loop_world(builder, rng, links);
+        if (links > 3) add_cone_contacts(builder, rng, links, links / 2);
+    }
     const steel_rows_desc desc = builder.desc();
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
         for (simt::Schedule schedule : {simt::Schedule::in_order, simt::Schedule::shuffled}) {

@@ -2,8 +2,8 @@
 // that has bilateral rows, launched after the general and dense kernels, which pass such worlds
 // by (classify_kernel.cuh marks them). The warp builds the derived world with the CPU's code into
 // the world's space in global memory: the lanes share S's columns, the entries of each column of
-// its Cholesky factor and of the solves with it, the kept rows and the sums over DOFs; lane 0
-// does the index maps and the cone cross terms (chains of small dependent steps). The warp
+// its Cholesky factor and of the solves with it, the kept rows, the index maps (by ballot), the
+// cone pairs' cross terms and the sums over DOFs. The warp
 // then solves it on the path the CPU's rule gives it, with the same device functions as the
 // uploaded worlds (dense A in shared memory, or the general sweep with v in shared memory when
 // it fits the room A would take, in global memory otherwise), and recovers the bilateral
@@ -71,6 +71,52 @@ warp_recover_bilateral_impulses(const WorldRows<Real>& rows, const Preeliminatio
     }
 }
 
+// index_preeliminated_rows (preelimination_world.hpp) for a warp, 32 rows at a time: a ballot
+// of which rows are bilateral gives each lane its row's place in either list. Returns b on every
+// lane.
+template <class Real>
+__device__ inline uint32_t warp_index_preeliminated_rows(const WorldRows<Real>& rows,
+                                                         const PreeliminationSpace<Real>& space,
+                                                         uint32_t lane) {
+    const unsigned lanes_below = (1u << lane) - 1u;
+    uint32_t b = 0, c = 0;
+    for (uint32_t first = 0; first < rows.row_count; first += kWarpSize) {
+        const uint32_t i = first + lane;
+        const bool real = i < rows.row_count;
+        const bool bilateral = real && rows.kind[i] == STEEL_ROW_BILATERAL;
+        const unsigned bilateral_lanes = __ballot_sync(kFullMask, bilateral);
+        const unsigned kept_lanes = __ballot_sync(kFullMask, real && !bilateral);
+        if (bilateral) {
+            space.bilateral_rows[b + uint32_t(__popc(bilateral_lanes & lanes_below))] = i;
+        } else if (real) {
+            const uint32_t k = c + uint32_t(__popc(kept_lanes & lanes_below));
+            space.kept_index[i] = k;
+            space.kept_rows[k] = i;
+        }
+        b += uint32_t(__popc(bilateral_lanes));
+        c += uint32_t(__popc(kept_lanes));
+    }
+    return b;
+}
+
+// finish_kept_rows for a warp: the cone pairs in turn over the lanes. Finding where a pair
+// starts is a chain (a pair's second row is skipped), so every lane walks the kinds and only
+// the pair's lane computes its two sums, each with the CPU's code.
+template <class Real>
+__device__ inline void warp_finish_kept_rows(const PreeliminationSpace<Real>& space, uint32_t c,
+                                             uint32_t n, uint32_t lane) {
+    if (lane == 0) space.value_offset[c] = uint64_t(c) * n;
+    for (uint32_t k = lane; k < c; k += kWarpSize)
+        space.cross_01[k] = space.cross_10[k] = 0;
+    __syncwarp(); // a pair's lane overwrites what another lane zeroed
+    uint32_t pair = 0;
+    for (uint32_t k = 0; k + 1 < c; ++k)
+        if (space.kind[k] == STEEL_ROW_FRICTION_CONE) {
+            if (pair++ % kWarpSize == lane) set_kept_cone_cross_terms(space, k, n);
+            ++k; // its partner
+        }
+}
+
 // build_preeliminated_world spread over a warp. Each value is computed by one lane with the
 // CPU's code from its inputs alone, so the derived world has the CPU's bits; the largest
 // diagonal of S is the same whatever the order (NaNs never win). Returns the same on every lane.
@@ -78,10 +124,8 @@ template <class Real>
 __device__ inline bool warp_build_preeliminated_world(const WorldRows<Real>& rows, Real cfm,
                                                       const PreeliminationSpace<Real>& space,
                                                       uint32_t lane) {
-    uint32_t b = 0;
-    if (lane == 0) b = index_preeliminated_rows(rows, space);
-    __syncwarp(); // lane 0 wrote the index maps
-    b = __shfl_sync(kFullMask, b, 0);
+    const uint32_t b = warp_index_preeliminated_rows(rows, space, lane);
+    __syncwarp(); // the lanes wrote the index maps
     Real largest_diagonal = 0;
     for (uint32_t q = lane; q < b; q += kWarpSize)
         largest_diagonal = larger_diagonal(largest_diagonal, build_schur_column(rows, space, b, q));
@@ -93,7 +137,7 @@ __device__ inline bool warp_build_preeliminated_world(const WorldRows<Real>& row
     for (uint32_t k = lane; k < c; k += kWarpSize)
         build_kept_row(rows, space, b, k);
     __syncwarp(); // every kept row is written
-    if (lane == 0) finish_kept_rows(space, c, rows.dof_count);
+    warp_finish_kept_rows(space, c, rows.dof_count, lane);
     __syncwarp();
     return true;
 }

@@ -90,6 +90,20 @@ inline int __all_sync(unsigned mask, int predicate) {
     return 1;
 }
 
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+    int all[32];
+    const int mine = predicate != 0;
+    simt::warp_meet(simt::WarpOp::vote, mask, &mine, sizeof(int), all);
+    unsigned lanes = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane)
+        if (all[lane]) lanes |= 1u << lane;
+    return lanes;
+}
+
+inline int __popc(unsigned x) {
+    return __builtin_popcount(x);
+}
+
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
     simt::warp_meet(simt::WarpOp::sync, mask, nullptr, 0, nullptr);
 }
