@@ -6,6 +6,11 @@
 // bilateral pre-elimination), solves them once forced onto each path, and fails loudly, printing
 // the world, when the impulses or velocities differ by more than rounding allows.
 //
+// Each forced solve is run a second time by the CUDA kernels, on the host (the emulation of
+// tests/simt/, as fuzz_cuda_emulated.cpp runs them): the kernels sum in other orders than the CPU
+// backend, so they are held to the same rounding rules against the CPU's solve on the same path,
+// with the same sweep count, path and non-finite flag.
+//
 // Left out on purpose: a residual tolerance and Nesterov momentum. Both decide by comparing
 // numbers (stop now? restart?), so a rounding-sized difference can legitimately flip a decision
 // and change the result by far more than rounding. Ill-posed worlds (degenerate cone pairs,
@@ -15,12 +20,18 @@
 // they are compared. "To rounding" is 1e-8 of the world's scale plus ten times what a 1e-13
 // nudge of its inputs moves the answer (see the comments at the comparison).
 #include "fuzz_input.hpp"
+#include "simt/emulated_kernels.hpp"
+
+#include "batch.hpp"
+#include "handle_registry.hpp"
 
 #include <steel/steel.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <variant>
 #include <vector>
 
 namespace {
@@ -316,9 +327,28 @@ struct Result {
     std::vector<steel_world_stats> stats;
 };
 
-// Solves the scene forced onto one path. Returns false if Steel refuses the scene (a degenerate
-// row or cone block): refusals are the validation fuzz target's business, not this one's.
-bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& out) {
+// The CUDA kernels' solve of an uploaded batch's rows, emulated on the host.
+Result emulated_solve(steel_batch batch, const steel_solve_options& options) {
+    Result out;
+    std::visit(
+        [&](auto& host) {
+            const auto solved = test::emulate_solve(host.rows, options);
+            for (const std::string& problem : solved.problems)
+                std::fprintf(stderr, "emulation: %s\n", problem.c_str());
+            if (!solved.problems.empty()) fuzz::die("the emulation caught a kernel misbehaving");
+            out.impulses.assign(solved.impulse.begin(), solved.impulse.end());
+            out.velocities.assign(solved.velocity.begin(), solved.velocity.end());
+            out.stats = solved.stats;
+        },
+        steel::lookup_batch(batch.id, "fuzz_paths_agree").state);
+    return out;
+}
+
+// Solves the scene forced onto one path, and with `emulated` the same rows by the emulated CUDA
+// kernels too. Returns false if Steel refuses the scene (a degenerate row or cone block):
+// refusals are the validation fuzz target's business, not this one's.
+bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& out,
+           Result* emulated = nullptr) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     desc.world_count = uint32_t(s.dofs.size());
@@ -342,6 +372,7 @@ bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& ou
         steel_batch_read_world_stats(batch, sizeof(steel_world_stats), out.stats.data(), uint32_t(out.stats.size()),
                                      &worlds) != STEEL_OK)
         fuzz::die("reading results failed");
+    if (emulated) *emulated = emulated_solve(batch, options);
     steel_batch_destroy(batch);
     return true;
 }
@@ -352,19 +383,33 @@ double max_abs(const double* x, uint32_t count) {
     return most;
 }
 
-[[noreturn]] void disagree(const Scene& s, const Result& general, const Result& dense, uint32_t world, uint64_t row0,
+// Two solves of one world, named for the report (the CPU's general and dense paths, or a path on
+// the CPU and the emulated kernels).
+struct Pairing {
+    const Result& a;
+    const Result& b;
+    const char* a_name;
+    const char* b_name;
+    const char* verdict;
+};
+
+[[noreturn]] void disagree(const Scene& s, const Pairing& pair, uint32_t world, uint64_t row0,
                            uint64_t dof0, const steel_solve_options& options, const char* what) {
-    std::fprintf(stderr, "paths disagree on %s in world %u (iterations %u, cfm %g, contact_regularization %g, "
-                         "warm_start %u, preelimination %u):\n",
-                 what, world, options.iterations, options.cfm, options.contact_regularization, options.warm_start,
-                 options.enable_bilateral_preelimination);
+    std::fprintf(
+        stderr,
+        "%s and %s disagree on %s in world %u (iterations %u, cfm %g, contact_regularization %g, "
+        "warm_start %u, preelimination %u):\n",
+        pair.a_name, pair.b_name, what, world, options.iterations, options.cfm,
+        options.contact_regularization, options.warm_start,
+        options.enable_bilateral_preelimination);
     for (uint32_t i = 0; i < s.rows[world]; ++i)
-        std::fprintf(stderr, "  row %u kind %d: general %.17g dense %.17g\n", i, s.kind[row0 + i],
-                     general.impulses[row0 + i], dense.impulses[row0 + i]);
+        std::fprintf(stderr, "  row %u kind %d: %s %.17g %s %.17g\n", i, s.kind[row0 + i],
+                     pair.a_name, pair.a.impulses[row0 + i], pair.b_name,
+                     pair.b.impulses[row0 + i]);
     for (uint32_t k = 0; k < s.dofs[world]; ++k)
-        std::fprintf(stderr, "  dof %u: general %.17g dense %.17g\n", k, general.velocities[dof0 + k],
-                     dense.velocities[dof0 + k]);
-    fuzz::die("the dense path and the general sweep disagree beyond rounding");
+        std::fprintf(stderr, "  dof %u: %s %.17g %s %.17g\n", k, pair.a_name,
+                     pair.a.velocities[dof0 + k], pair.b_name, pair.b.velocities[dof0 + k]);
+    fuzz::die(pair.verdict);
 }
 
 } // namespace
@@ -386,9 +431,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.tolerance = 0;
     options.nesterov_momentum = 0;
 
-    Result general, dense, nudged;
-    if (!solve(scene, options, STEEL_PATH_GENERAL, general)) return 0;
-    if (!solve(scene, options, STEEL_PATH_DENSE, dense)) fuzz::die("the dense run refused rows the general run took");
+    Result general, dense, nudged, general_kernels, dense_kernels;
+    if (!solve(scene, options, STEEL_PATH_GENERAL, general, &general_kernels)) return 0;
+    if (!solve(scene, options, STEEL_PATH_DENSE, dense, &dense_kernels))
+        fuzz::die("the dense run refused rows the general run took");
     // How much this world's answer moves under a rounding-sized nudge of its inputs: the general
     // path again, every bias and v-hat entry moved by 1e-13 relative in a fixed +- pattern.
     // Friction makes projected Gauss-Seidel a non-monotone map that, on some worlds, amplifies
@@ -400,6 +446,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t k = 0; k < nudged_scene.v_hat.size(); ++k) nudged_scene.v_hat[k] *= 1 + (k % 3 ? -1e-13 : 1e-13);
     if (!solve(nudged_scene, options, STEEL_PATH_GENERAL, nudged)) return 0;
 
+    const Pairing paths{general, dense, "general", "dense",
+                        "the dense path and the general sweep disagree beyond rounding"};
+    const Pairing general_on_gpu{
+        general, general_kernels, "cpu", "kernels",
+        "the CUDA kernels and the CPU's general sweep disagree beyond rounding"};
+    const Pairing dense_on_gpu{
+        dense, dense_kernels, "cpu", "kernels",
+        "the CUDA kernels and the CPU's dense path disagree beyond rounding"};
     uint64_t row0 = 0, dof0 = 0, value0 = 0;
     for (uint32_t w = 0; w < worlds; ++w) {
         const uint32_t m = scene.rows[w], n = scene.dofs[w];
@@ -415,34 +469,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             value0 += values_of_world;
             continue;
         }
-        const steel_world_stats &g = general.stats[w], &d = dense.stats[w];
         // A world whose rows pre-elimination removed entirely has nothing left to sweep; such a
         // world runs the general path (zero rows) whatever was forced.
         bool all_bilateral = true;
         for (uint32_t i = 0; i < m; ++i) all_bilateral &= scene.kind[row0 + i] == STEEL_ROW_BILATERAL;
         const bool nothing_left = options.enable_bilateral_preelimination && all_bilateral;
-        if (g.path != STEEL_PATH_GENERAL || (d.path != STEEL_PATH_DENSE && !nothing_left))
+        if (general.stats[w].path != STEEL_PATH_GENERAL ||
+            (dense.stats[w].path != STEEL_PATH_DENSE && !nothing_left))
             fuzz::die("a forced path was not taken");
-        if (g.sweeps != d.sweeps) disagree(scene, general, dense, w, row0, dof0, options, "the sweep count");
-        if ((g.flags ^ d.flags) & STEEL_WORLD_NONFINITE)
-            disagree(scene, general, dense, w, row0, dof0, options, "the non-finite flag");
-        // Rounding: each path sums the same terms in another order, about 1e-16 relative per
-        // operation, over a few dozen sweeps.
-        const double impulse_scale =
-            std::max({1.0, max_abs(&general.impulses[row0], m), max_abs(&dense.impulses[row0], m)});
-        // v = v-hat + sum_j Y_j lambda_j is a sum whose terms may cancel: its rounding scales with
-        // the terms, not with the result.
-        double accumulated = 0;
-        uint64_t value = value0;
-        for (uint32_t j = 0; j < m; ++j) {
-            double largest_y = 0;
-            for (int b = 0; b < 2; ++b)
-                for (uint32_t k = 0; k < scene.block_length[2 * (row0 + j) + b]; ++k, ++value)
-                    largest_y = std::max(largest_y, std::fabs(scene.response[value]));
-            accumulated += largest_y * std::max(std::fabs(general.impulses[row0 + j]), std::fabs(dense.impulses[row0 + j]));
-        }
-        const double velocity_scale = std::max(
-            {1.0, max_abs(&general.velocities[dof0], n), max_abs(&dense.velocities[dof0], n), accumulated});
+        // How much this world's answer moves when the inputs are nudged by rounding, the same for
+        // every pairing.
         double impulse_sensitivity = 0, velocity_sensitivity = 0;
         for (uint32_t i = 0; i < m; ++i)
             impulse_sensitivity =
@@ -450,18 +486,53 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (uint32_t k = 0; k < n; ++k)
             velocity_sensitivity =
                 std::max(velocity_sensitivity, std::fabs(nudged.velocities[dof0 + k] - general.velocities[dof0 + k]));
-        // 1e-8 of the scale: well-conditioned worlds agree to about 1e-14 (tests/test_paths_agree.cpp
-        // holds random ones to 1e-12), and a real disagreement (a wrong entry of A, a missing
-        // regularization) is of the order of the answer itself; the margin between absorbs the
-        // rounding amplification of the moderately ill-conditioned worlds well_posed keeps.
-        const double impulse_tolerance = 1e-8 * impulse_scale + 10 * impulse_sensitivity;
-        const double velocity_tolerance = 1e-8 * velocity_scale + 10 * velocity_sensitivity;
-        for (uint32_t i = 0; i < m && posed.unique_impulses; ++i)
-            if (!(std::fabs(general.impulses[row0 + i] - dense.impulses[row0 + i]) <= impulse_tolerance))
-                disagree(scene, general, dense, w, row0, dof0, options, "impulses");
-        for (uint32_t k = 0; k < n; ++k)
-            if (!(std::fabs(general.velocities[dof0 + k] - dense.velocities[dof0 + k]) <= velocity_tolerance))
-                disagree(scene, general, dense, w, row0, dof0, options, "velocities");
+        const auto compare = [&](const Pairing& pair) {
+            const steel_world_stats &stats_a = pair.a.stats[w], &stats_b = pair.b.stats[w];
+            if (stats_a.sweeps != stats_b.sweeps)
+                disagree(scene, pair, w, row0, dof0, options, "the sweep count");
+            if ((stats_a.flags ^ stats_b.flags) & STEEL_WORLD_NONFINITE)
+                disagree(scene, pair, w, row0, dof0, options, "the non-finite flag");
+            // Rounding: each solve sums the same terms in another order, about 1e-16 relative per
+            // operation, over a few dozen sweeps.
+            const double impulse_scale = std::max(
+                {1.0, max_abs(&pair.a.impulses[row0], m), max_abs(&pair.b.impulses[row0], m)});
+            // v = v-hat + sum_j Y_j lambda_j is a sum whose terms may cancel: its rounding scales
+            // with the terms, not with the result.
+            double accumulated = 0;
+            uint64_t value = value0;
+            for (uint32_t j = 0; j < m; ++j) {
+                double largest_y = 0;
+                for (int b = 0; b < 2; ++b)
+                    for (uint32_t k = 0; k < scene.block_length[2 * (row0 + j) + b]; ++k, ++value)
+                        largest_y = std::max(largest_y, std::fabs(scene.response[value]));
+                accumulated += largest_y * std::max(std::fabs(pair.a.impulses[row0 + j]),
+                                                    std::fabs(pair.b.impulses[row0 + j]));
+            }
+            const double velocity_scale =
+                std::max({1.0, max_abs(&pair.a.velocities[dof0], n),
+                          max_abs(&pair.b.velocities[dof0], n), accumulated});
+            // 1e-8 of the scale: well-conditioned worlds agree to about 1e-14
+            // (tests/test_paths_agree.cpp holds random ones to 1e-12), and a real disagreement (a
+            // wrong entry of A, a missing regularization) is of the order of the answer itself; the
+            // margin between absorbs the rounding amplification of the moderately ill-conditioned
+            // worlds well_posed keeps.
+            const double impulse_tolerance = 1e-8 * impulse_scale + 10 * impulse_sensitivity;
+            const double velocity_tolerance = 1e-8 * velocity_scale + 10 * velocity_sensitivity;
+            for (uint32_t i = 0; i < m && posed.unique_impulses; ++i)
+                if (!(std::fabs(pair.a.impulses[row0 + i] - pair.b.impulses[row0 + i]) <=
+                      impulse_tolerance))
+                    disagree(scene, pair, w, row0, dof0, options, "impulses");
+            for (uint32_t k = 0; k < n; ++k)
+                if (!(std::fabs(pair.a.velocities[dof0 + k] - pair.b.velocities[dof0 + k]) <=
+                      velocity_tolerance))
+                    disagree(scene, pair, w, row0, dof0, options, "velocities");
+        };
+        compare(paths);
+        for (const Pairing* on_gpu : {&general_on_gpu, &dense_on_gpu}) {
+            if (on_gpu->b.stats[w].path != on_gpu->a.stats[w].path)
+                disagree(scene, *on_gpu, w, row0, dof0, options, "the path");
+            compare(*on_gpu);
+        }
         row0 += m;
         dof0 += n;
         value0 += values_of_world;

@@ -1,0 +1,70 @@
+// Fuzz target: the CUDA backend's kernels on arbitrary rows, without a GPU. The rows and options
+// are fuzz_solve_rows.cpp's (random_rows.hpp); whatever the CPU backend's upload accepts is then
+// solved twice: by the CPU backend, and by the CUDA kernels run on the host by the emulation of
+// tests/simt/ (the launches of device_batch.cu, every output starting as uninitialized device
+// memory would hold it). Properties of the kernels' solve:
+//  - the emulation catches nothing: a warp's lanes meet at the same shuffles, votes and
+//    __syncwarp calls with full masks, and each block stays inside its shared memory (ASan, in
+//    the fuzzing build, also sees any read or write outside the arrays);
+//  - every world ends within the sweeps asked, finite or flagged STEEL_WORLD_NONFINITE with zero
+//    impulses and velocity v-hat, as the CPU backend promises (check_world);
+//  - every world reports the CPU backend's path (classification counts rows and DOFs; the
+//    numbers never change it).
+// The numbers themselves are not compared: on such rows (non-finite, 1e300, A not positive
+// definite) the two summation orders may round apart and Gauss-Seidel may amplify that without
+// bound. tests/test_cuda_emulated.cpp holds well-posed worlds to the documented bound.
+#include "random_rows.hpp"
+#include "simt/emulated_kernels.hpp"
+
+#include "batch.hpp"
+#include "handle_registry.hpp"
+
+#include <steel/steel.h>
+
+#include <cstdio>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace {
+
+template <class Real> std::vector<double> widened(const std::vector<Real>& values) {
+    return std::vector<double>(values.begin(), values.end());
+}
+
+// The emulated kernels' solve of the batch's own rows, as the C API would read it back.
+fuzz::Results emulated_results(const fuzz::RandomBatch& made) {
+    fuzz::Results out;
+    std::visit(
+        [&](auto& host) {
+            const auto solved = test::emulate_solve(host.rows, made.used);
+            for (const std::string& problem : solved.problems)
+                std::fprintf(stderr, "emulation: %s\n", problem.c_str());
+            if (!solved.problems.empty()) fuzz::die("the emulation caught a kernel misbehaving");
+            out.impulses = widened(solved.impulse);
+            out.velocities = widened(solved.velocity);
+            out.stats = solved.stats;
+        },
+        steel::lookup_batch(made.batch.id, "fuzz_cuda_emulated").state);
+    return out;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    fuzz::Input in(data, size);
+    const fuzz::RandomBatch made = fuzz::upload_random_batch(in);
+    if (made.batch.id == 0) return 0; // refused, with a message
+    if (steel_batch_solve(made.batch) != STEEL_OK) fuzz::die("an accepted upload failed to solve");
+    const fuzz::Results cpu = fuzz::read_results(made);
+    const fuzz::Results emulated = emulated_results(made);
+    fuzz::check_worlds(made, emulated);
+    for (size_t w = 0; w < cpu.stats.size(); ++w)
+        if (emulated.stats[w].path != cpu.stats[w].path) {
+            std::fprintf(stderr, "world %zu: the kernels report path %d, the CPU backend %d\n", w,
+                         emulated.stats[w].path, cpu.stats[w].path);
+            fuzz::die("the kernels and the CPU backend disagree on a world's path");
+        }
+    steel_batch_destroy(made.batch);
+    return 0;
+}
