@@ -222,7 +222,7 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
         Batch& b = lookup_batch(batch.id, where);
         const steel_rows_desc rows =
             read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
-        replace_rows(b, rows);
+        replace_rows(b, rows, where);
         b.scene.reset();
         cuda::rows_changed(b);
     });

@@ -1,6 +1,9 @@
 #include "batch.hpp"
 
+#include "error.hpp"
 #include "rows_upload.hpp"
+
+#include <string>
 
 namespace steel {
 
@@ -12,11 +15,9 @@ Batch::Batch(const steel_batch_desc& desc_in, const steel_solve_options& options
         state.emplace<BatchState<double>>();
 }
 
-void replace_rows(Batch& batch, const steel_rows_desc& rows) {
-    replace_rows(batch, std::vector<steel_rows_desc>{rows});
-}
+namespace {
 
-void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts) {
+void build_replacement_rows(Batch& batch, const std::vector<steel_rows_desc>& parts) {
     std::visit(
         [&](auto& state) {
             using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
@@ -36,6 +37,28 @@ void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts) {
             if (state.colored) state.spare_colored = std::move(state.colored);
         },
         batch.state);
+}
+
+} // namespace
+
+void replace_rows(Batch& batch, const steel_rows_desc& rows, const char* where,
+                  const char* origin) {
+    replace_rows(batch, std::vector<steel_rows_desc>{rows}, where, origin);
+}
+
+void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts, const char* where,
+                  const char* origin) {
+    try {
+        build_replacement_rows(batch, parts);
+    } catch (Error& error) {
+        // The validation (rows_upload.cpp) names steel_batch_upload_rows; the caller may be
+        // another function, with rows of its own making.
+        const std::string named = std::string(kRowsUploadName) + ": ";
+        if (error.message.compare(0, named.size(), named) == 0)
+            error.message = std::string(where) + ": " + (origin ? std::string(origin) + ", " : "") +
+                            error.message.substr(named.size());
+        throw;
+    }
 }
 
 } // namespace steel

@@ -71,10 +71,14 @@ struct Batch {
 
 // Validates `rows` in full against the batch's world count and options and, only if all of it
 // is valid, replaces the batch's rows and clears its results. Throws steel::Error otherwise,
-// leaving the batch as it was. (The caller keeps or drops batch.scene.)
-void replace_rows(Batch& batch, const steel_rows_desc& rows);
+// leaving the batch as it was; its message starts with `where` (the C function called) and,
+// when set, `origin` (where the rows came from, for rows the caller did not write itself).
+// (The caller keeps or drops batch.scene.)
+void replace_rows(Batch& batch, const steel_rows_desc& rows, const char* where,
+                  const char* origin = nullptr);
 // The same for an upload in parts (rows_upload.hpp).
-void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts);
+void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts, const char* where,
+                  const char* origin = nullptr);
 
 // Solves every world of the batch with its options on the CPU backend. Throws steel::Error
 // before changing anything if the options ask for what the rows cannot give (the propagation

@@ -15,7 +15,7 @@ namespace steel {
 
 namespace {
 
-constexpr const char* kWhere = "steel_batch_upload_rows";
+constexpr const char* kWhere = kRowsUploadName;
 
 const char* precision_name(float) { return "float32"; }
 const char* precision_name(double) { return "float64"; }

@@ -10,6 +10,10 @@ namespace steel {
 
 class ThreadPool;
 
+// The function the errors below name first ("steel_batch_upload_rows: world 2, row 5 ...");
+// replace_rows (batch.hpp) puts its own caller's name in its place.
+constexpr const char* kRowsUploadName = "steel_batch_upload_rows";
+
 // Throws steel::Error (INVALID_ARGUMENT) naming the world, row and field of the first problem.
 // cfm and contact_regularization are the batch's current options, needed for the d > 0 check.
 template <class Real>

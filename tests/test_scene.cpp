@@ -1,6 +1,8 @@
 // Scene mode (SPEC 8) against analytic truths: resting and sliding boxes, a resting stack, a
 // pendulum against its limit, a closed four-bar loop, mimic joints, augmented drives, and Y
 // against a dense inverse of H~.
+#include "batch.hpp"
+#include "handle_registry.hpp"
 #include "scene/scene_rows.hpp"
 #include "robot_scenes.hpp"
 #include "scene_support.hpp"
@@ -8,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <variant>
 
 using scenes::BodySpec;
 using scenes::SceneBuilder;
@@ -383,6 +386,14 @@ TEST_CASE("scene upload rejects bad input with the world, item and field, and ch
     expect([](SceneBuilder& b) { b.contact_normal[2] = 2; }, "contact_normal has length 2");
     expect([](SceneBuilder& b) { b.contact_friction[0] = -1; }, "contact_friction = -1");
     expect([](SceneBuilder& b) { b.dt = 0; }, "dt = 0");
+    // Valid inputs whose rows are not: the message names the scene upload, not the rows upload
+    // the rows go through, and says the rows are the scene's.
+    expect(
+        [](SceneBuilder& b) {
+            b.dt = 1e-10;
+            b.contact_distance[0] = -1e300; // a Baumgarte bias past the largest double
+        },
+        "steel_batch_upload_scene: in the rows built from the scene, world 0, row 0");
     steel_batch_destroy(batch);
 }
 
@@ -507,6 +518,58 @@ TEST_CASE("a two-finger grasp holds the box when friction allows and slips when 
             CHECK(slip < -0.5 * (1 - factor) * kG * kDt);
         }
     }
+}
+
+TEST_CASE("a cone pair whose tangents move a hinged link along one path becomes two box rows") {
+    // A link on a single hinge touched at its tip along a tilted normal: both tangents move the
+    // link (neither is a zero row), but only along its one DOF, so the pair's 2x2 block of A is
+    // singular and a cone pair would be refused. The scene makes them box rows instead, and
+    // solves exactly as under box friction; a free box's contact in the same batch keeps its
+    // cone pair.
+    const auto build = [](int32_t friction_model) {
+        SceneBuilder builder;
+        builder.friction_model = friction_model;
+        builder.begin_world();
+        builder.add_body(pendulum_link(1.0, 0.3, 2.0));
+        scenes::ContactSpec tip;
+        tip.body_a = 0;
+        tip.point = {-std::sin(0.3), 0, -std::cos(0.3)};
+        tip.normal = {1 / std::sqrt(3.0), 1 / std::sqrt(3.0), 1 / std::sqrt(3.0)};
+        tip.friction = 0.4;
+        builder.add_contact(tip);
+        builder.begin_world();
+        builder.add_body(scenes::free_box(1.0, {0.5, 0.5, 0.5}, {0, 0, 0.5}));
+        scenes::ContactSpec corner;
+        corner.point = {0.5, 0.5, 0};
+        corner.normal = tip.normal;
+        builder.add_contact(corner);
+        return builder;
+    };
+    const SceneBuilder cone_scene = build(STEEL_FRICTION_MODEL_CONE);
+    const SceneBuilder box_scene = build(STEEL_FRICTION_MODEL_BOX);
+    const steel_scene_desc cone_desc = cone_scene.desc(), box_desc = box_scene.desc();
+
+    const steel_batch batch = test::make_scene_batch(2, test::SceneMode{});
+    REQUIRE_OK(steel_batch_upload_scene(batch, &cone_desc));
+    std::visit(
+        [](auto& host) {
+            // Each world: the contact's normal row, then its two tangent rows.
+            REQUIRE(host.rows.total_rows() == 6);
+            CHECK(host.rows.kind[1] == STEEL_ROW_FRICTION_BOX);
+            CHECK(host.rows.kind[2] == STEEL_ROW_FRICTION_BOX);
+            CHECK(host.rows.kind[4] == STEEL_ROW_FRICTION_CONE);
+            CHECK(host.rows.kind[5] == STEEL_ROW_FRICTION_CONE);
+        },
+        steel::lookup_batch(batch.id, "test").state);
+    REQUIRE_OK(steel_batch_destroy(batch));
+
+    const test::SceneStep cone = test::solve_scene(cone_desc, 50);
+    const test::SceneStep box = test::solve_scene(box_desc, 50);
+    CHECK(cone.contacts[0] > 0);                                          // the tip is pushed
+    CHECK(std::fabs(cone.contacts[1]) + std::fabs(cone.contacts[2]) > 0); // and held by friction
+    for (int k = 0; k < 6; ++k)
+        CHECK(cone.contacts[k] == box.contacts[k]);
+    CHECK(cone.qd[0] == box.qd[0]);
 }
 
 TEST_CASE("the example scenes build and solve") {

@@ -423,7 +423,8 @@ void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* st
     host.friction = or_null(friction);
     host.regularization = or_null(regularization);
     host.initial_impulse = or_null(initial_impulse);
-    replace_rows(batch, host); // the CPU backend's validation; throws before changing anything
+    // The CPU backend's validation; throws before changing anything.
+    replace_rows(batch, host, "steel_batch_upload_rows_device");
     batch.scene.reset();
     rows_changed(batch);
 }

@@ -354,6 +354,28 @@ void reserve_rows(const steel_scene_desc& d, const SceneRecord& record, const Sc
 // Builds world w: appends its rows to `out` and fills record.worlds[w]. The record's row
 // indices count from `out`'s first row, so a world built into a run of worlds needs them
 // shifted by the run's place in the batch (shift_rows).
+using ConePair = WorldScratch::ConePair;
+
+// Whether the pair's 2x2 block of A (J_t Y_t, no regularization in a scene) is singular or
+// nearly so: both tangents may move the bodies and still move them along one path only (a link
+// on a single hinge, pushed either way, turns about its one axis), and the upload refuses such a
+// block. The bound is 10 times the float32 upload's (rows_upload.cpp), so the rows pass in
+// either precision.
+bool degenerate(const ConePair& pair, const BuiltRows& out) {
+    const double* j0 = out.jacobian.data() + pair.first_values;
+    const double* j1 = out.jacobian.data() + pair.second_values;
+    const double* y0 = out.response.data() + pair.first_values;
+    const double* y1 = out.response.data() + pair.second_values;
+    double a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+    for (size_t k = 0; k < pair.length; ++k) {
+        a00 += j0[k] * y0[k];
+        a01 += j0[k] * y1[k];
+        a10 += j1[k] * y0[k];
+        a11 += j1[k] * y1[k];
+    }
+    return !(a00 * a11 - a01 * a10 > 1e-4 * a00 * a11);
+}
+
 void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t w,
                  SceneRecord& record, BuiltRows& out) {
     const std::vector<uint64_t>& connect_offset = layout.connect_offset;
@@ -621,6 +643,8 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
 
     WorldBuilder rows(out, world, scratch);
     const uint64_t row_base = out.bias.size();
+    std::vector<ConePair>& cone_pairs = scratch.cone_pairs; // checked once their Y is known
+    cone_pairs.clear();
     const double* qd_world = world_qd.data();
     const auto body_in_world = [&](int32_t body, bool allow_world, const auto& place,
                                    const char* field) {
@@ -686,15 +710,21 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                                               : STEEL_ROW_FRICTION_BOX;
             Side t1a = side_along(a, contact.tangent1), t1b = side_along(b, -contact.tangent1);
             Side t2a = side_along(a, contact.tangent2), t2b = side_along(b, -contact.tangent2);
-            // A cone pair needs both tangents; a direction that cannot move makes it a box row.
+            // A cone pair needs both tangents; a direction that cannot move makes it a box row
+            // (and so does a pair that moves the bodies along one path only: see below).
             const bool pair = friction_kind == STEEL_ROW_FRICTION_CONE && rows.can_act(t1a, t1b) &&
                               rows.can_act(t2a, t2b);
             const int32_t kind = pair ? STEEL_ROW_FRICTION_CONE : STEEL_ROW_FRICTION_BOX;
             const Vec3 t1 = contact.tangent1, t2 = contact.tangent2;
+            const size_t first_values = out.jacobian.size();
             const int32_t first = rows.add_row(
                 t1a, t1b, kinematic_rate(a, t1) + kinematic_rate(b, -t1), kind, 0, 0, normal, mu);
+            const size_t second_values = out.jacobian.size();
             const int32_t second = rows.add_row(
                 t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0, 0, normal, mu);
+            if (pair && first >= 0 && second >= 0)
+                cone_pairs.push_back({row_base + uint32_t(first), first_values, second_values,
+                                      second_values - first_values});
             contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
             contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
         }
@@ -847,6 +877,9 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
         world.mimic_rows.push_back(row >= 0 ? int64_t(row_base) + row : -1);
     }
     rows.solve_responses();
+    for (const ConePair& pair : cone_pairs)
+        if (degenerate(pair, out))
+            out.kind[pair.first_row] = out.kind[pair.first_row + 1] = STEEL_ROW_FRICTION_BOX;
 }
 
 // Adds `by` to every batch row index world w's record holds (-1, no row, stays).

@@ -35,6 +35,13 @@ struct WorldScratch {
     std::vector<int32_t> pending_articulation;
     std::vector<size_t> pending_start, grouped_start;
     std::vector<uint32_t> group_end;
+    // A contact's cone pair, checked once its Y is known: its first row (the second follows)
+    // and where each row's J and Y values start, `length` values each.
+    struct ConePair {
+        uint64_t first_row;
+        size_t first_values, second_values, length;
+    };
+    std::vector<ConePair> cone_pairs;
 };
 
 // The rows of a scene, shaped like a steel_rows_desc (which points into these arrays).
