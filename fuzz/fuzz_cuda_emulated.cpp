@@ -9,7 +9,10 @@
 //  - every world ends within the sweeps asked, finite or flagged STEEL_WORLD_NONFINITE with zero
 //    impulses and velocity v-hat, as the CPU backend promises (check_world);
 //  - every world reports the CPU backend's path (classification counts rows and DOFs; the
-//    numbers never change it).
+//    numbers never change it);
+//  - the kernels of steel_batch_update_values_device (J.Y of every row, the cone pairs' cross
+//    terms), rerun on the uploaded rows, give the upload's values bit for bit: the same
+//    arithmetic (dense_entry) in the same order, NaNs and infinities included.
 // The numbers themselves are not compared: on such rows (non-finite, 1e300, A not positive
 // definite) the two summation orders may round apart and Gauss-Seidel may amplify that without
 // bound. tests/test_cuda_emulated.cpp holds well-posed worlds to the documented bound.
@@ -21,7 +24,10 @@
 
 #include <steel/steel.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <variant>
 #include <vector>
@@ -49,6 +55,34 @@ fuzz::Results emulated_results(const fuzz::RandomBatch& made) {
     return out;
 }
 
+template <class Real> bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0);
+}
+
+// The values kernels on a copy of the uploaded rows, J.Y poisoned first.
+void check_values_kernels(const fuzz::RandomBatch& made) {
+    std::visit(
+        [&](auto& host) {
+            auto rows = host.rows;
+            using Real = typename decltype(rows.jy)::value_type;
+            std::fill(rows.jy.begin(), rows.jy.end(), std::numeric_limits<Real>::quiet_NaN());
+            // The cross terms' kernel writes each pair's first row; the rest stay as the upload
+            // left them on the device, zero.
+            std::fill(rows.cone_cross_01.begin(), rows.cone_cross_01.end(), Real(0));
+            std::fill(rows.cone_cross_10.begin(), rows.cone_cross_10.end(), Real(0));
+            const std::vector<std::string> problems = test::emulate_values_kernels(rows);
+            for (const std::string& problem : problems)
+                std::fprintf(stderr, "emulation: %s\n", problem.c_str());
+            if (!problems.empty()) fuzz::die("the emulation caught a values kernel misbehaving");
+            if (!same_bits(rows.jy, host.rows.jy) ||
+                !same_bits(rows.cone_cross_01, host.rows.cone_cross_01) ||
+                !same_bits(rows.cone_cross_10, host.rows.cone_cross_10))
+                fuzz::die("the values kernels' J.Y or cone cross terms are not the upload's");
+        },
+        steel::lookup_batch(made.batch.id, "fuzz_cuda_emulated").state);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -65,6 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                          emulated.stats[w].path, cpu.stats[w].path);
             fuzz::die("the kernels and the CPU backend disagree on a world's path");
         }
+    check_values_kernels(made);
     steel_batch_destroy(made.batch);
     return 0;
 }
