@@ -3,11 +3,10 @@
 // by (classify_kernel.cuh marks them). The warp builds the derived world with the CPU's code into
 // the world's space in global memory: the lanes share S's columns, the entries of each column of
 // its Cholesky factor and of the solves with it, the kept rows, the index maps (by ballot), the
-// cone pairs' cross terms and the sums over DOFs. The warp
-// then solves it on the path the CPU's rule gives it, with the same device functions as the
-// uploaded worlds (dense A in shared memory, or the general sweep with v in shared memory when
-// it fits the room A would take, in global memory otherwise), and recovers the bilateral
-// impulses and v the same way. Every value has the CPU's operations in the CPU's order.
+// cone pairs' cross terms and the sums over DOFs. The warp then solves it on the path the CPU's
+// rule gives it, with the same device functions as the uploaded worlds (dense A in shared
+// memory, or the general sweep with v in shared memory when it fits the room A would take, in
+// global memory otherwise), and recovers the bilateral impulses and v the same way. Every value has the CPU's operations in the CPU's order.
 #pragma once
 
 #include "../preelimination_world.hpp"
