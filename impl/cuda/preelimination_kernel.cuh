@@ -6,7 +6,8 @@
 // cone pairs' cross terms and the sums over DOFs. The warp then solves it on the path the CPU's
 // rule gives it, with the same device functions as the uploaded worlds (dense A in shared
 // memory, or the general sweep with v in shared memory when it fits the room A would take, in
-// global memory otherwise), and recovers the bilateral impulses and v the same way. Every value has the CPU's operations in the CPU's order.
+// global memory otherwise), and recovers the bilateral impulses and v the same way. Every value
+// has the CPU's operations in the CPU's order.
 #pragma once
 
 #include "../preelimination_world.hpp"
