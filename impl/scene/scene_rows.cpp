@@ -351,9 +351,6 @@ void reserve_rows(const steel_scene_desc& d, const SceneRecord& record, const Sc
     }
 }
 
-// Builds world w: appends its rows to `out` and fills record.worlds[w]. The record's row
-// indices count from `out`'s first row, so a world built into a run of worlds needs them
-// shifted by the run's place in the batch (shift_rows).
 using ConePair = WorldScratch::ConePair;
 
 // Whether the pair's 2x2 block of A (J_t Y_t, no regularization in a scene) is singular or
@@ -376,6 +373,9 @@ bool degenerate(const ConePair& pair, const BuiltRows& out) {
     return !(a00 * a11 - a01 * a10 > 1e-4 * a00 * a11);
 }
 
+// Builds world w: appends its rows to `out` and fills record.worlds[w]. The record's row
+// indices count from `out`'s first row, so a world built into a run of worlds needs them
+// shifted by the run's place in the batch (shift_rows).
 void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t w,
                  SceneRecord& record, BuiltRows& out) {
     const std::vector<uint64_t>& connect_offset = layout.connect_offset;
