@@ -16,49 +16,18 @@
 // The numbers themselves are not compared: on such rows (non-finite, 1e300, A not positive
 // definite) the two summation orders may round apart and Gauss-Seidel may amplify that without
 // bound. tests/test_cuda_emulated.cpp holds well-posed worlds to the documented bound.
+#include "emulated.hpp"
 #include "random_rows.hpp"
-#include "simt/emulated_kernels.hpp"
-
-#include "batch.hpp"
-#include "handle_registry.hpp"
 
 #include <steel/steel.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <limits>
-#include <string>
 #include <variant>
 #include <vector>
 
 namespace {
-
-template <class Real> std::vector<double> widened(const std::vector<Real>& values) {
-    return std::vector<double>(values.begin(), values.end());
-}
-
-// The emulated kernels' solve of the batch's own rows, as the C API would read it back.
-fuzz::Results emulated_results(const fuzz::RandomBatch& made) {
-    fuzz::Results out;
-    std::visit(
-        [&](auto& host) {
-            const auto solved = test::emulate_solve(host.rows, made.used);
-            for (const std::string& problem : solved.problems)
-                std::fprintf(stderr, "emulation: %s\n", problem.c_str());
-            if (!solved.problems.empty()) fuzz::die("the emulation caught a kernel misbehaving");
-            out.impulses = widened(solved.impulse);
-            out.velocities = widened(solved.velocity);
-            out.stats = solved.stats;
-        },
-        steel::lookup_batch(made.batch.id, "fuzz_cuda_emulated").state);
-    return out;
-}
-
-template <class Real> bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
-    return a.size() == b.size() &&
-           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0);
-}
 
 // The values kernels on a copy of the uploaded rows, J.Y poisoned first.
 void check_values_kernels(const fuzz::RandomBatch& made) {
@@ -71,13 +40,10 @@ void check_values_kernels(const fuzz::RandomBatch& made) {
             // left them on the device, zero.
             std::fill(rows.cone_cross_01.begin(), rows.cone_cross_01.end(), Real(0));
             std::fill(rows.cone_cross_10.begin(), rows.cone_cross_10.end(), Real(0));
-            const std::vector<std::string> problems = test::emulate_values_kernels(rows);
-            for (const std::string& problem : problems)
-                std::fprintf(stderr, "emulation: %s\n", problem.c_str());
-            if (!problems.empty()) fuzz::die("the emulation caught a values kernel misbehaving");
-            if (!same_bits(rows.jy, host.rows.jy) ||
-                !same_bits(rows.cone_cross_01, host.rows.cone_cross_01) ||
-                !same_bits(rows.cone_cross_10, host.rows.cone_cross_10))
+            fuzz::require_no_problems(test::emulate_values_kernels(rows));
+            if (!fuzz::same_bits(rows.jy, host.rows.jy) ||
+                !fuzz::same_bits(rows.cone_cross_01, host.rows.cone_cross_01) ||
+                !fuzz::same_bits(rows.cone_cross_10, host.rows.cone_cross_10))
                 fuzz::die("the values kernels' J.Y or cone cross terms are not the upload's");
         },
         steel::lookup_batch(made.batch.id, "fuzz_cuda_emulated").state);
@@ -91,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (made.batch.id == 0) return 0; // refused, with a message
     if (steel_batch_solve(made.batch) != STEEL_OK) fuzz::die("an accepted upload failed to solve");
     const fuzz::Results cpu = fuzz::read_results(made);
-    const fuzz::Results emulated = emulated_results(made);
+    const auto emulated =
+        fuzz::emulated_solve<fuzz::Results>(made.batch, made.used, "fuzz_cuda_emulated");
     fuzz::check_worlds(made, emulated);
     for (size_t w = 0; w < cpu.stats.size(); ++w)
         if (emulated.stats[w].path != cpu.stats[w].path) {

@@ -19,19 +19,14 @@
 // singular (more rows than the world can tell apart) only the velocities are unique, and only
 // they are compared. "To rounding" is 1e-8 of the world's scale plus ten times what a 1e-13
 // nudge of its inputs moves the answer (see the comments at the comparison).
+#include "emulated.hpp"
 #include "fuzz_input.hpp"
-#include "simt/emulated_kernels.hpp"
-
-#include "batch.hpp"
-#include "handle_registry.hpp"
 
 #include <steel/steel.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <string>
-#include <variant>
 #include <vector>
 
 namespace {
@@ -327,23 +322,6 @@ struct Result {
     std::vector<steel_world_stats> stats;
 };
 
-// The CUDA kernels' solve of an uploaded batch's rows, emulated on the host.
-Result emulated_solve(steel_batch batch, const steel_solve_options& options) {
-    Result out;
-    std::visit(
-        [&](auto& host) {
-            const auto solved = test::emulate_solve(host.rows, options);
-            for (const std::string& problem : solved.problems)
-                std::fprintf(stderr, "emulation: %s\n", problem.c_str());
-            if (!solved.problems.empty()) fuzz::die("the emulation caught a kernel misbehaving");
-            out.impulses.assign(solved.impulse.begin(), solved.impulse.end());
-            out.velocities.assign(solved.velocity.begin(), solved.velocity.end());
-            out.stats = solved.stats;
-        },
-        steel::lookup_batch(batch.id, "fuzz_paths_agree").state);
-    return out;
-}
-
 // Solves the scene forced onto one path, and with `emulated` the same rows by the emulated CUDA
 // kernels too. Returns false if Steel refuses the scene (a degenerate row or cone block):
 // refusals are the validation fuzz target's business, not this one's.
@@ -372,7 +350,7 @@ bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& ou
         steel_batch_read_world_stats(batch, sizeof(steel_world_stats), out.stats.data(), uint32_t(out.stats.size()),
                                      &worlds) != STEEL_OK)
         fuzz::die("reading results failed");
-    if (emulated) *emulated = emulated_solve(batch, options);
+    if (emulated) *emulated = fuzz::emulated_solve<Result>(batch, options, "fuzz_paths_agree");
     steel_batch_destroy(batch);
     return true;
 }

@@ -17,13 +17,10 @@
 //    where the device differs by design).
 // Array lengths the scene implies (bodies, coordinates, contacts) are never changed: the C API
 // cannot see the length of a caller's array, so reading past one is the caller's error.
+#include "emulated.hpp"
 #include "fuzz_input.hpp"
 #include "robot_scenes.hpp"
 #include "scene_builder.hpp"
-#include "simt/emulated_kernels.hpp"
-
-#include "batch.hpp"
-#include "handle_registry.hpp"
 
 #include <steel/steel.h>
 
@@ -251,11 +248,6 @@ void refusal_has_message(const char* what) {
     if (steel_last_error_message()[0] == '\0') fuzz::die(what);
 }
 
-template <class Real> bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
-    return a.size() == b.size() &&
-           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0);
-}
-
 // Every world finite, or flagged with zero impulses and velocity v-hat, within `iterations`.
 template <class Real>
 void check_worlds(const steel::RowSet<Real>& rows, const std::vector<Real>& impulse,
@@ -316,11 +308,6 @@ template <class Real>
 void check_emulated(steel::BatchState<Real>& host, const steel_solve_options& options) {
     check_worlds(host.rows, host.results.impulse, host.results.velocity, host.stats,
                  options.iterations, "cpu");
-    const auto report = [](const std::vector<std::string>& problems) {
-        for (const std::string& problem : problems)
-            std::fprintf(stderr, "emulation: %s\n", problem.c_str());
-        if (!problems.empty()) fuzz::die("the emulation caught a kernel misbehaving");
-    };
     if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION) {
         const bool colored = options.solve_mode == STEEL_SOLVE_COLORED;
         for (bool thread_per_world : {false, true}) {
@@ -328,11 +315,11 @@ void check_emulated(steel::BatchState<Real>& host, const steel_solve_options& op
             const auto emulated = test::emulate_propagation_solve(
                 host.rows, *host.propagation, colored ? host.colored.get() : nullptr, options,
                 thread_per_world);
-            report(emulated.problems);
+            fuzz::require_no_problems(emulated.problems);
             check_paths(host.rows, host.world_path, emulated.world_path, options);
-            bool same = same_bits(emulated.impulse, host.results.impulse) &&
-                        same_bits(emulated.velocity, host.results.velocity) &&
-                        same_bits(emulated.stats, host.stats);
+            bool same = fuzz::same_bits(emulated.impulse, host.results.impulse) &&
+                        fuzz::same_bits(emulated.velocity, host.results.velocity) &&
+                        fuzz::same_bits(emulated.stats, host.stats);
             for (size_t w = 0; same && w < host.stats.size() && host.history_stride; ++w)
                 same = std::memcmp(emulated.history.data() + w * emulated.history_stride,
                                    host.history.data() + w * host.history_stride,
@@ -346,7 +333,7 @@ void check_emulated(steel::BatchState<Real>& host, const steel_solve_options& op
         return;
     }
     const auto emulated = test::emulate_solve(host.rows, options);
-    report(emulated.problems);
+    fuzz::require_no_problems(emulated.problems);
     check_worlds(host.rows, emulated.impulse, emulated.velocity, emulated.stats, options.iterations,
                  "kernels");
     check_paths(host.rows, host.world_path, emulated.world_path, options);
