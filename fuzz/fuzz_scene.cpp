@@ -3,7 +3,7 @@
 // either one of the example scenes (stack, pile, legged robot, arm with box, four-bar, chain,
 // boxes leaning on a tree) or a random tree: every joint type, random parents, frames, states,
 // limits, drives, armature, damping, external forces, contacts (on the ground or between
-// bodies), connects and mimics. Now and then one value or index of the scene is replaced by
+// bodies), connects and mimics; drive effort and joint velocity limits on every DOF, sometimes. Now and then one value or index of the scene is replaced by
 // anything (NaN, 1e300, an index out of range, a joint type that is none), and the scene's and
 // the solve's settings are drawn too. Properties:
 //  - a refused option, upload or solve is a status with a message (the propagation response,
@@ -383,7 +383,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     steel_solve_options_default(&used);
     steel_batch_get_options(batch, &used);
 
-    const steel_scene_desc scene = builder.desc();
+    steel_scene_desc scene = builder.desc();
+    // Per-DOF limits the builder does not hold: drive effort limits (finite ones need drive rows)
+    // and joint velocity limits, +inf (none) or positive, now and then anything. Drawn last and
+    // taken on a 1, so that an input that has run out (zeros) sets none.
+    const size_t dofs = builder.velocity.size();
+    std::vector<double> effort_limit, velocity_limit;
+    const auto limits = [&](std::vector<double>& values, double scale) {
+        values.resize(dofs);
+        for (double& value : values)
+            value = in.below(16) == 0 ? in.number()
+                    : in.flag()       ? INFINITY
+                                      : 0.01 + magnitude(in, scale);
+        return values.data();
+    };
+    if (in.below(4) == 1) scene.drive_effort_limit = limits(effort_limit, 50.0);
+    if (in.below(4) == 1) scene.joint_velocity_limit = limits(velocity_limit, 5.0);
     if (steel_batch_upload_scene(batch, &scene) != STEEL_OK) {
         refusal_has_message("a refused scene without a message");
     } else if (steel_batch_solve(batch) != STEEL_OK) {
