@@ -3,9 +3,10 @@
 // either one of the example scenes (stack, pile, legged robot, arm with box, four-bar, chain,
 // boxes leaning on a tree) or a random tree: every joint type, random parents, frames, states,
 // limits, drives, armature, damping, external forces, contacts (on the ground or between
-// bodies), connects and mimics; drive effort and joint velocity limits on every DOF, sometimes. Now and then one value or index of the scene is replaced by
-// anything (NaN, 1e300, an index out of range, a joint type that is none), and the scene's and
-// the solve's settings are drawn too. Properties:
+// bodies), connects and mimics; sometimes drive effort and joint velocity limits on every DOF.
+// Now and then one value or index of the scene is replaced by anything (NaN, 1e300, an index
+// out of range, a joint type that is none), and the scene's and the solve's settings are drawn
+// too. Properties:
 //  - a refused option, upload or solve is a status with a message (the propagation response,
 //    for example, refuses cone friction at the solve);
 //  - an accepted scene solves within the sweeps asked, and every world is finite, or flagged
