@@ -23,6 +23,9 @@
 #include "robot_scenes.hpp"
 #include "scene_builder.hpp"
 
+#include "preelimination_world.hpp"
+#include "world_rows.hpp"
+
 #include <steel/steel.h>
 
 #include <cmath>
@@ -289,17 +292,16 @@ void check_paths(const steel::RowSet<Real>& rows, const std::vector<int32_t>& cp
                  const std::vector<int32_t>& kernels, const steel_solve_options& options) {
     for (uint32_t w = 0; w < rows.world_count; ++w) {
         if (kernels[w] == cpu[w]) continue;
-        const uint32_t row0 = rows.world_row_offset[w], row1 = rows.world_row_offset[w + 1];
-        uint32_t live = row1 - row0;
-        if (options.enable_bilateral_preelimination)
-            for (uint32_t i = row0; i < row1; ++i)
-                live -= rows.kind[i] == STEEL_ROW_BILATERAL ? 1 : 0;
+        const steel::WorldRows<Real> world = steel::world_rows(rows, w);
+        const uint32_t live =
+            world.row_count -
+            (options.enable_bilateral_preelimination ? steel::bilateral_row_count(world) : 0);
         const bool too_big_for_the_dense_kernel = options.path == STEEL_PATH_DENSE &&
                                                   cpu[w] == STEEL_PATH_DENSE &&
                                                   kernels[w] == STEEL_PATH_GENERAL && live > 32;
         if (!too_big_for_the_dense_kernel) {
             std::fprintf(stderr, "world %u (%u rows): the kernels report path %d, the CPU %d\n", w,
-                         row1 - row0, kernels[w], cpu[w]);
+                         world.row_count, kernels[w], cpu[w]);
             fuzz::die("the kernels and the CPU backend disagree on a world's path");
         }
     }

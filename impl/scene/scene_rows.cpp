@@ -364,7 +364,7 @@ bool degenerate(const ConePair& pair, const BuiltRows& out) {
     const double* y0 = out.response.data() + pair.first_values;
     const double* y1 = out.response.data() + pair.second_values;
     double a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-    for (size_t k = 0; k < pair.length; ++k) {
+    for (size_t k = 0; k < pair.second_values - pair.first_values; ++k) {
         a00 += j0[k] * y0[k];
         a01 += j0[k] * y1[k];
         a10 += j1[k] * y0[k];
@@ -723,8 +723,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             const int32_t second = rows.add_row(
                 t2a, t2b, kinematic_rate(a, t2) + kinematic_rate(b, -t2), kind, 0, 0, normal, mu);
             if (pair && first >= 0 && second >= 0)
-                cone_pairs.push_back({row_base + uint32_t(first), first_values, second_values,
-                                      second_values - first_values});
+                cone_pairs.push_back({row_base + uint32_t(first), first_values, second_values});
             contact.rows[1] = first >= 0 ? int64_t(row_base) + first : -1;
             contact.rows[2] = second >= 0 ? int64_t(row_base) + second : -1;
         }

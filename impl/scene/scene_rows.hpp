@@ -36,10 +36,11 @@ struct WorldScratch {
     std::vector<size_t> pending_start, grouped_start;
     std::vector<uint32_t> group_end;
     // A contact's cone pair, checked once its Y is known: its first row (the second follows)
-    // and where each row's J and Y values start, `length` values each.
+    // and where each row's J and Y values start (the first row's end where the second's start:
+    // the two span the same blocks).
     struct ConePair {
         uint64_t first_row;
-        size_t first_values, second_values, length;
+        size_t first_values, second_values;
     };
     std::vector<ConePair> cone_pairs;
 };
