@@ -210,3 +210,52 @@ TEST_CASE("a propagation solve replays from a CUDA graph, and waits for a new sc
     cudaStreamDestroy(stream);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
+
+TEST_CASE("a batch on another GPU leaves the caller's current device as it was") {
+    int devices = 0;
+    REQUIRE_CUDA(cudaGetDeviceCount(&devices));
+    if (devices < 2) {
+        MESSAGE("not run: it needs two GPUs, this machine has " << devices);
+        return;
+    }
+    const scenes::RowsBuilder builder = cuda_test::random_batch(23, 32);
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    const test::Solved expected = cuda_test::solve(
+        builder, cuda_test::run(STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64, options));
+    const auto current = [] {
+        int device = -1;
+        REQUIRE_CUDA(cudaGetDevice(&device));
+        return device;
+    };
+    REQUIRE_CUDA(cudaSetDevice(1));
+    const steel_batch batch =
+        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    REQUIRE_CUDA(cudaSetDevice(0));
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    CHECK(current() == 0);
+    REQUIRE_OK(steel_batch_solve(batch));
+    CHECK(current() == 0);
+    const test::Solved solved = test::read_all(batch);
+    CHECK(current() == 0);
+    CHECK(solved.impulses == expected.impulses); // the same kernels on the same model of GPU
+    CHECK(solved.velocities == expected.velocities);
+    // Its memory is on device 1: a device read into device 0 would be a peer copy, so read back
+    // into device 1's memory while device 0 stays current.
+    REQUIRE_CUDA(cudaSetDevice(1));
+    double* on_device1 = nullptr;
+    REQUIRE_CUDA(cudaMalloc(&on_device1, solved.impulses.size() * sizeof(double)));
+    REQUIRE_CUDA(cudaSetDevice(0));
+    uint64_t count = 0;
+    REQUIRE_OK(steel_batch_read_impulses_device(batch, on_device1, solved.impulses.size(), &count,
+                                                nullptr));
+    CHECK(current() == 0);
+    REQUIRE_CUDA(cudaSetDevice(1));
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    CHECK(to_host(on_device1, count) == expected.impulses);
+    REQUIRE_CUDA(cudaFree(on_device1));
+    REQUIRE_CUDA(cudaSetDevice(0));
+    REQUIRE_OK(steel_batch_destroy(batch));
+    CHECK(current() == 0);
+}

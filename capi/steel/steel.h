@@ -118,7 +118,8 @@ STEEL_API void steel_batch_desc_default(steel_batch_desc* out);
  * NO_DEVICE (CUDA built, but no device or driver: the message gives the CUDA runtime's words),
  * OUT_OF_MEMORY. A CUDA batch solves on the device and mirrors its results to the host, so
  * every function of this header works on it; see also the device-pointer functions at the end
- * and docs/cuda.md. */
+ * and docs/cuda.md. It lives on the GPU current on the calling thread at creation
+ * (cudaSetDevice); later calls use that GPU and leave the caller's current device as it was. */
 STEEL_API steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc,
                                           steel_batch* out);
 

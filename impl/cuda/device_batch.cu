@@ -62,6 +62,29 @@ cudaStream_t as_stream(void* stream) {
     return static_cast<cudaStream_t>(stream);
 }
 
+// Makes a batch's device current on the calling thread for one call, and gives the caller's
+// current device back at its end: a program that drives several GPUs from one thread keeps the
+// device it chose. A batch lives on the device that was current when it was created.
+class ScopedDevice {
+  public:
+    explicit ScopedDevice(int device) {
+        check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
+        if (previous_ != device) {
+            check_cuda(cudaSetDevice(device), "cudaSetDevice");
+            switched_ = true;
+        }
+    }
+    ~ScopedDevice() {
+        if (switched_) (void)cudaSetDevice(previous_);
+    }
+    ScopedDevice(const ScopedDevice&) = delete;
+    ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+  private:
+    int previous_ = 0;
+    bool switched_ = false;
+};
+
 } // namespace
 
 struct DeviceBatch {
@@ -83,7 +106,13 @@ struct DeviceBatch {
 };
 
 void DeviceBatchDeleter::operator()(DeviceBatch* device) const noexcept {
+    if (!device) return;
+    // Its stream and memory belong to its device, which need not be the caller's current one.
+    int previous = 0;
+    const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device->device &&
+                          cudaSetDevice(device->device) == cudaSuccess;
     delete device;
+    if (switched) (void)cudaSetDevice(previous);
 }
 
 bool compiled_in() {
@@ -96,12 +125,6 @@ template <class Real> DeviceState<Real>& device_state(DeviceBatch& device) {
     return std::get<DeviceState<Real>>(device.state);
 }
 
-// Makes the batch's device current for the calling thread (the caller may have switched).
-void use_device(const DeviceBatch& device) {
-    int current = -1;
-    check_cuda(cudaGetDevice(&current), "cudaGetDevice");
-    if (current != device.device) check_cuda(cudaSetDevice(device.device), "cudaSetDevice");
-}
 
 // Waits for device work issued on streams other than `stream` that the next step depends on.
 void wait_for_pending(DeviceBatch& device) {
@@ -324,13 +347,13 @@ void attach_backend(Batch& batch, const char* where) {
 
 void rows_changed(Batch& batch) {
     if (!batch.device) return;
-    use_device(*batch.device);
+    const ScopedDevice current(batch.device->device);
     with_states(batch, [&](auto&, auto& host) { mirror_rows(*batch.device, host, batch); });
 }
 
 void options_changed(Batch& batch) {
     if (!batch.device) return;
-    use_device(*batch.device);
+    const ScopedDevice current(batch.device->device);
     with_states(batch, [&](auto& state, auto& host) {
         if (state.has_rows)
             size_solve_buffers(state, host.rows, batch.options, batch.device->stream);
@@ -339,7 +362,7 @@ void options_changed(Batch& batch) {
 
 void solve(Batch& batch, void* stream, bool synchronous) {
     DeviceBatch& device = *batch.device;
-    use_device(device);
+    const ScopedDevice current(device.device);
     if (synchronous) {
         wait_for_pending(device);
         device.host_results_stale = false; // this solve's results replace the pending ones
@@ -362,7 +385,7 @@ void solve(Batch& batch, void* stream, bool synchronous) {
 
 void settle_host_mirror(Batch& batch) {
     if (!batch.device) return;
-    use_device(*batch.device);
+    const ScopedDevice current(batch.device->device);
     DeviceBatch& device = *batch.device;
     with_states(batch, [&](auto&, auto& host) {
         if (device.host_rows_stale) pull_rows(device, host);
@@ -372,7 +395,7 @@ void settle_host_mirror(Batch& batch) {
 
 void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
     DeviceBatch& device = *batch.device;
-    use_device(device);
+    const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
     wait_for_pending(device);
     // Counts first: they size everything else.
@@ -431,7 +454,7 @@ void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* st
 
 void update_values_from_device(Batch& batch, const steel_row_values_desc& values, void* stream) {
     DeviceBatch& device = *batch.device;
-    use_device(device);
+    const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
     with_states(batch, [&](auto& state, auto&) {
         using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
@@ -463,7 +486,7 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
 void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
                     uint64_t* out_count, void* stream, const char* where) {
     DeviceBatch& device = *batch.device;
-    use_device(device);
+    const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
     with_states(batch, [&](auto& state, auto& host) {
         if (!host.solved)
