@@ -125,7 +125,6 @@ template <class Real> DeviceState<Real>& device_state(DeviceBatch& device) {
     return std::get<DeviceState<Real>>(device.state);
 }
 
-
 // Waits for device work issued on streams other than `stream` that the next step depends on.
 void wait_for_pending(DeviceBatch& device) {
     if (device.host_rows_stale)
