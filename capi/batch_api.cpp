@@ -5,6 +5,7 @@
 #include "../impl/batch.hpp"
 #include "../impl/cuda/device_backend.hpp"
 #include "../impl/handle_registry.hpp"
+#include "../impl/output_checks.hpp"
 #include "../impl/rows_upload.hpp"
 #include "../impl/snapshot/capture.hpp"
 
@@ -59,19 +60,9 @@ steel_status read_vector(steel_batch batch, const char* where, double* out, uint
                     fail(STEEL_ERROR_NO_DATA,
                          format("%s: the batch has not been solved since its last upload", where));
                 const auto& values = member(state.results);
-                const uint64_t count = values.size();
-                if (out_count) *out_count = count;
-                if (out == nullptr) {
-                    if (!out_count)
-                        fail(STEEL_ERROR_INVALID_ARGUMENT,
-                             format("%s: out and out_count are both NULL", where));
-                    return;
-                }
-                if (capacity < count)
-                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                         format("%s: capacity %llu is smaller than the %llu values to write", where,
-                                (unsigned long long)capacity, (unsigned long long)count));
-                std::copy(values.begin(), values.end(), out);
+                if (output_wanted<uint64_t>(where, out, capacity, values.size(), out_count,
+                                            "values to write"))
+                    std::copy(values.begin(), values.end(), out);
             },
             b.state);
     });
@@ -300,17 +291,8 @@ steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_si
                     fail(STEEL_ERROR_NO_DATA,
                          format("%s: the batch has not been solved since its last upload", where));
                 const uint32_t count = uint32_t(state.stats.size());
-                if (out_count) *out_count = count;
-                if (out == nullptr) {
-                    if (!out_count)
-                        fail(STEEL_ERROR_INVALID_ARGUMENT,
-                             format("%s: out and out_count are both NULL", where));
+                if (!output_wanted<uint32_t>(where, out, capacity, count, out_count, "worlds"))
                     return;
-                }
-                if (capacity < count)
-                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                         format("%s: capacity %u is smaller than the %u worlds", where, capacity,
-                                count));
                 unsigned char* bytes = reinterpret_cast<unsigned char*>(out);
                 for (uint32_t w = 0; w < count; ++w) {
                     unsigned char* element = bytes + size_t(w) * element_size;
@@ -341,17 +323,9 @@ steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world
                     fail(STEEL_ERROR_NO_DATA,
                          format("%s: the last solve ran with record_residual_history = 0", where));
                 const uint32_t count = state.stats[world].sweeps;
-                if (out_count) *out_count = count;
-                if (out == nullptr) {
-                    if (!out_count)
-                        fail(STEEL_ERROR_INVALID_ARGUMENT,
-                             format("%s: out and out_count are both NULL", where));
+                const std::string what = format("sweeps of world %u", world);
+                if (!output_wanted<uint32_t>(where, out, capacity, count, out_count, what.c_str()))
                     return;
-                }
-                if (capacity < count)
-                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                         format("%s: capacity %u is smaller than the %u sweeps of world %u", where,
-                                capacity, count, world));
                 const double* history =
                     state.history.data() + uint64_t(world) * state.history_stride;
                 std::copy(history, history + count, out);

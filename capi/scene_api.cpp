@@ -4,6 +4,7 @@
 #include "../impl/batch.hpp"
 #include "../impl/cuda/device_backend.hpp"
 #include "../impl/handle_registry.hpp"
+#include "../impl/output_checks.hpp"
 #include "../impl/scene/scene_rows.hpp"
 
 #include <cstring>
@@ -37,16 +38,9 @@ steel_status read_scene(steel_batch batch, const char* where, double* out, uint6
                     fail(STEEL_ERROR_NO_DATA, format("%s: the batch has not been solved since its last upload", where));
                 if (!b.scene)
                     fail(STEEL_ERROR_NO_DATA, format("%s: the batch's rows were uploaded as rows, not as a scene", where));
-                const uint64_t needed = count(*b.scene);
-                if (out_count) *out_count = needed;
-                if (out == nullptr) {
-                    if (!out_count) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_count are both NULL", where));
+                if (!output_wanted<uint64_t>(where, out, capacity, count(*b.scene), out_count,
+                                             "values to write"))
                     return;
-                }
-                if (capacity < needed)
-                    fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                         format("%s: capacity %llu is smaller than the %llu values to write", where,
-                                (unsigned long long)capacity, (unsigned long long)needed));
                 const std::vector<double> impulse(state.results.impulse.begin(), state.results.impulse.end());
                 const std::vector<double> velocity(state.results.velocity.begin(), state.results.velocity.end());
                 fill(*b.scene, impulse, velocity, out);

@@ -43,6 +43,9 @@ TEST_CASE("the residual history holds every sweep's residual, oldest first") {
     double value = 0;
     CHECK(steel_batch_read_residual_history(batch, 99, &value, 1, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(steel_batch_read_residual_history(batch, 0, &value, 0, nullptr) == STEEL_ERROR_BUFFER_TOO_SMALL);
+    CHECK(std::string(steel_last_error_message())
+              .find("steel_batch_read_residual_history: capacity 0 is smaller than the ") == 0);
+    CHECK(std::string(steel_last_error_message()).find(" sweeps of world 0") != std::string::npos);
 
     options.record_residual_history = 0;
     REQUIRE_OK(steel_batch_set_options(batch, &options));

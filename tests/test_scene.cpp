@@ -7,6 +7,7 @@
 #include "robot_scenes.hpp"
 #include "scene_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -889,4 +890,47 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
         }
         REQUIRE_OK(steel_batch_destroy(batch));
     }
+}
+
+TEST_CASE("the scene readers report their counts and refuse a short buffer in the words of the "
+          "rows readers, writing nothing") {
+    SceneBuilder builder;
+    builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    scenes::add_articulated_mix(builder, 6);
+    const steel_scene_desc scene = builder.desc();
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.world_count = scene.world_count;
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    using Reader = steel_status (*)(steel_batch, double*, uint64_t, uint64_t*);
+    const std::pair<Reader, const char*> readers[] = {
+        {steel_batch_read_contact_impulses, "steel_batch_read_contact_impulses"},
+        {steel_batch_read_limit_impulses, "steel_batch_read_limit_impulses"},
+        {steel_batch_read_drive_impulses, "steel_batch_read_drive_impulses"},
+        {steel_batch_read_constraint_impulses, "steel_batch_read_constraint_impulses"},
+        {steel_batch_read_joint_velocities, "steel_batch_read_joint_velocities"},
+        {steel_batch_read_integrated_positions, "steel_batch_read_integrated_positions"}};
+    for (const auto& [read, name] : readers) {
+        CAPTURE(name);
+        uint64_t count = 0;
+        REQUIRE_OK(read(batch, nullptr, 0, &count));
+        REQUIRE(count > 1);
+        std::vector<double> out(count, -7.0);
+        uint64_t reported = 0;
+        CHECK(read(batch, out.data(), count - 1, &reported) == STEEL_ERROR_BUFFER_TOO_SMALL);
+        CHECK(reported == count);
+        CHECK(std::string(steel_last_error_message()) ==
+              std::string(name) + ": capacity " + std::to_string(count - 1) +
+                  " is smaller than the " + std::to_string(count) + " values to write");
+        CHECK(std::count(out.begin(), out.end(), -7.0) == ptrdiff_t(count));
+        CHECK(read(batch, nullptr, 0, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(steel_last_error_message()) ==
+              std::string(name) + ": out and out_count are both NULL");
+        REQUIRE_OK(read(batch, out.data(), count, nullptr));
+        CHECK(std::count(out.begin(), out.end(), -7.0) == 0);
+    }
+    REQUIRE_OK(steel_batch_destroy(batch));
 }

@@ -8,6 +8,7 @@
 #include "device_backend.hpp"
 
 #include "../batch.hpp"
+#include "../output_checks.hpp"
 #include "../response_data.hpp"
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
@@ -499,18 +500,9 @@ void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capa
         }
         const bool impulses = which == DeviceOutput::impulse;
         const uint64_t count = impulses ? state.rows.total_rows : state.rows.total_dofs;
-        if (out_count) *out_count = count;
-        if (out == nullptr) {
-            if (!out_count)
-                fail(STEEL_ERROR_INVALID_ARGUMENT,
-                     format("%s: out and out_count are both NULL", where));
+        if (!output_wanted<uint64_t>(where, out, capacity, count, out_count, "values to write") ||
+            count == 0)
             return;
-        }
-        if (capacity < count)
-            fail(STEEL_ERROR_BUFFER_TOO_SMALL,
-                 format("%s: capacity %llu is smaller than the %llu values to write", where,
-                        (unsigned long long)capacity, (unsigned long long)count));
-        if (count == 0) return;
         const auto* in = impulses ? state.impulse.data() : state.velocity.data();
         using Real = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
         convert_kernel<double, Real>
