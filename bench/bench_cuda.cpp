@@ -10,8 +10,10 @@
 //   legged  add_legged_robot, a scene upload;
 //   pileN   add_box_pile(N) (N = 8 unless --pile), a scene upload.
 // Scene uploads build the rows on the host (box friction). These four solve SERIAL with the
-// default immediate response. Two more solve under the propagation response (SPEC 7), the
-// kernel of impl/cuda/propagation_kernel.cuh:
+// default immediate response, and again on the GPU alone as stack8/lb, arm/lb, legged/lb and
+// pileN/lb with the general sweep built under __launch_bounds__(128, 4)
+// (STEEL_CUDA_GENERAL_KERNEL=bounded). Three more solve under the propagation response (SPEC 7),
+// the kernels of impl/cuda/propagation_kernel.cuh:
 //   legged/p  the legged robot, serial sweeps through its tree, one thread per world (the
 //             default layout of the serial sweeps, STEEL_CUDA_SERIAL_LAYOUT=thread);
 //   legged/pw the same on the GPU alone, one warp per world (STEEL_CUDA_SERIAL_LAYOUT=warp);
@@ -75,9 +77,11 @@ struct World {
     std::function<void(scenes::SceneBuilder&)> add_scene; // set for a scene world
     int32_t response = STEEL_RESPONSE_IMMEDIATE;
     int32_t solve_mode = STEEL_SOLVE_SERIAL;
-    // STEEL_CUDA_SERIAL_LAYOUT while its batches are made (docs/cuda.md), or null to leave it.
-    const char* serial_layout = nullptr;
-    bool on_cpu = true; // false: a second GPU layout of a world the CPU already ran
+    // A kernel build picked while its batches are made (docs/cuda.md "Kernels built twice"):
+    // the variable and its value, or null for the defaults.
+    const char* kernel_variable = nullptr;
+    const char* kernel_value = nullptr;
+    bool on_cpu = true; // false: another GPU build of a world the CPU already ran
     bool modeled() const { return response == STEEL_RESPONSE_IMMEDIATE; } // traffic() applies
 };
 
@@ -259,7 +263,7 @@ void fill_counts(Timing& t, steel_batch batch, const Upload& upload, const Shape
 }
 
 void print_header_row() {
-    std::printf("%-8s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s  %8s\n", "world",
+    std::printf("%-9s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s  %8s\n", "world",
                 "copies", "where", "real", "mode", "ms/solve", "worlds*sweeps/s", "row updates/s",
                 "ns/row", "GB/s", "of copy", "upload s", "first s");
 }
@@ -278,7 +282,7 @@ void print_row(const std::string& world, uint32_t copies, const char* where, con
     char upload[32] = "       -", first[32] = "       -";
     if (upload_seconds > 0) std::snprintf(upload, sizeof upload, "%8.2f", upload_seconds);
     if (first_seconds > 0) std::snprintf(first, sizeof first, "%8.2f", first_seconds);
-    std::printf("%-8s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s  %s\n",
+    std::printf("%-9s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s  %s\n",
                 world.c_str(), copies, where, real, mode, 1e3 * t.seconds,
                 copies * t.sweeps / t.seconds, t.row_updates / t.seconds,
                 1e9 * t.seconds / t.row_updates, bandwidth, upload, first);
@@ -363,37 +367,43 @@ int main(int argc, char** argv) {
     }
 
     const std::string pile_name = "pile" + std::to_string(pile);
+    const auto stack = [](scenes::RowsBuilder& b) {
+        scenes::StackSpec spec;
+        spec.height = 8;
+        scenes::add_stack_world(b, spec);
+    };
+    const auto arm = [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); };
+    const auto legged = [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); };
+    const auto box_pile = [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); };
+    const char* general = "STEEL_CUDA_GENERAL_KERNEL";
+    const char* serial = "STEEL_CUDA_SERIAL_LAYOUT";
+    const int32_t immediate = STEEL_RESPONSE_IMMEDIATE, propagation = STEEL_RESPONSE_PROPAGATION;
     const World worlds[] = {
-        {"stack8",
-         [](scenes::RowsBuilder& b) {
-             scenes::StackSpec stack;
-             stack.height = 8;
-             scenes::add_stack_world(b, stack);
-         },
-         nullptr},
-        {"arm", nullptr, [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
-        {"legged", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
-        {pile_name, nullptr, [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); }},
-        {"legged/p", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); },
-         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL, "thread"},
-        {"legged/pw", nullptr, [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); },
-         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_SERIAL, "warp", false},
-        {pile_name + "/c", nullptr,
-         [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); },
-         STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED},
+        {"stack8", stack, nullptr},
+        {"stack8/lb", stack, nullptr, immediate, STEEL_SOLVE_SERIAL, general, "bounded", false},
+        {"arm", nullptr, arm},
+        {"arm/lb", nullptr, arm, immediate, STEEL_SOLVE_SERIAL, general, "bounded", false},
+        {"legged", nullptr, legged},
+        {"legged/lb", nullptr, legged, immediate, STEEL_SOLVE_SERIAL, general, "bounded", false},
+        {pile_name, nullptr, box_pile},
+        {pile_name + "/lb", nullptr, box_pile, immediate, STEEL_SOLVE_SERIAL, general, "bounded",
+         false},
+        {"legged/p", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "thread"},
+        {"legged/pw", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "warp", false},
+        {pile_name + "/c", nullptr, box_pile, propagation, STEEL_SOLVE_COLORED},
     };
 
     std::printf(
         "\nper world: DOFs, rows, J values (as many Y values), the path AUTO takes, and the "
         "modeled bytes of one solve (%u sweeps) and of one pass over the world's data\n",
         iterations);
-    std::printf("%-8s  %4s  %4s  %8s  %-7s  %11s  %11s  %11s  %11s\n", "world", "DOFs", "rows",
+    std::printf("%-9s  %4s  %4s  %8s  %-7s  %11s  %11s  %11s  %11s\n", "world", "DOFs", "rows",
                 "J values", "path", "solve f32", "solve f64", "1 pass f32", "1 pass f64");
     std::vector<Shape> shapes;
     for (const World& world : worlds) {
         shapes.push_back(shape_of(world, iterations));
         const Shape& s = shapes.back();
-        std::printf("%-8s  %4u  %4u  %8llu  %-7s", world.name.c_str(), s.dofs, s.rows,
+        std::printf("%-9s  %4u  %4u  %8llu  %-7s", world.name.c_str(), s.dofs, s.rows,
                     (unsigned long long)s.values, s.path == STEEL_PATH_DENSE ? "dense" : "general");
         if (world.modeled())
             std::printf("  %11.0f  %11.0f  %11.0f  %11.0f\n", traffic(s, iterations, 4),
@@ -435,7 +445,7 @@ int main(int argc, char** argv) {
                 steel_status refused = STEEL_OK;
                 double upload_seconds = 0;
             } made[std::size(targets)];
-            if (world.serial_layout) setenv("STEEL_CUDA_SERIAL_LAYOUT", world.serial_layout, 1);
+            if (world.kernel_variable) setenv(world.kernel_variable, world.kernel_value, 1);
             for (size_t k = 0; k < std::size(targets); ++k) {
                 if (targets[k].backend == STEEL_BACKEND_CPU && !world.on_cpu) continue;
                 const Clock::time_point start = Clock::now();
@@ -443,6 +453,7 @@ int main(int argc, char** argv) {
                                            iterations, made[k].why, &made[k].refused);
                 made[k].upload_seconds = seconds_since(start);
             }
+            if (world.kernel_variable) unsetenv(world.kernel_variable); // read at creation only
             std::printf("# %s x %u: upload arrays built in %.2f s; %zu batches created and "
                         "uploaded in %.2f s\n",
                         world.name.c_str(), copies, build_seconds,
@@ -456,7 +467,7 @@ int main(int argc, char** argv) {
                 const char* real_name = f32 ? "float32" : "float64";
                 if (batch.id == 0) {
                     no_device = made[k].why;
-                    std::printf("%-8s %6u  %-5s %-7s %-5s  not yet measured (%s)\n",
+                    std::printf("%-9s %6u  %-5s %-7s %-5s  not yet measured (%s)\n",
                                 world.name.c_str(), copies, target.where, real_name, "both",
                                 made[k].refused == STEEL_ERROR_NO_DEVICE ? "no device"
                                                                          : "no CUDA backend");

@@ -7,7 +7,8 @@
 #      example (examples/cuda/falling_boxes.cu: a user's program with its own CUDA runtime
 #      stepping a batch through a CUDA graph, checked against closed forms);
 #   3. run bench_cuda --quick (GPU beside CPU on 1,024 / 16,384 / 65,536 copies of the 1D stack,
-#      the arm with a box, the legged robot and an 8-box pile, then the legged robot (serial, a
+#      the arm with a box, the legged robot and an 8-box pile, each also with the general sweep
+#      built under __launch_bounds__(128, 4) on the GPU alone, then the legged robot (serial, a
 #      thread per world and, GPU only, a warp per world) to 65,536 copies and the pile (colored)
 #      to 16,384 under the propagation response; about 2 to 3 minutes);
 #   4. print a compact summary, and exit non-zero if a test failed or was skipped.

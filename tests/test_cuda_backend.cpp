@@ -192,6 +192,57 @@ TEST_CASE("GPU results are bit-identical run to run") {
     }
 }
 
+TEST_CASE("the general sweep built under launch bounds gives the plain build's bits") {
+    // STEEL_CUDA_GENERAL_KERNEL=bounded (read when a CUDA batch is made) launches the same code
+    // compiled for four blocks per multiprocessor: other registers, the same arithmetic. Random
+    // rows, cone pairs included, with momentum and the residual history, and the robot scenes.
+    const scenes::RowsBuilder rows = random_batch(29, 512);
+    const steel_rows_desc rows_desc = rows.desc();
+    const scenes::SceneBuilder robots = cuda_test::robot_worlds(STEEL_FRICTION_MODEL_CONE, 8);
+    const steel_scene_desc scene_desc = robots.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (const bool scene : {false, true}) {
+            const auto solve_with = [&](const char* build) {
+                const uint32_t worlds = scene ? scene_desc.world_count : rows.world_count();
+                setenv("STEEL_CUDA_GENERAL_KERNEL", build, 1);
+                const steel_batch batch = cuda_test::create(worlds, STEEL_BACKEND_CUDA, precision);
+                unsetenv("STEEL_CUDA_GENERAL_KERNEL");
+                steel_solve_options options = options_with(30, STEEL_PATH_GENERAL);
+                options.nesterov_momentum = 1;
+                options.record_residual_history = 1;
+                REQUIRE_OK(steel_batch_set_options(batch, &options));
+                if (scene)
+                    REQUIRE_OK(steel_batch_upload_scene(batch, &scene_desc));
+                else
+                    REQUIRE_OK(steel_batch_upload_rows(batch, &rows_desc));
+                REQUIRE_OK(steel_batch_solve(batch));
+                test::Solved solved = test::read_all(batch);
+                for (uint32_t w = 0; w < worlds; ++w) {
+                    std::vector<double> history(options.iterations);
+                    uint32_t count = 0;
+                    REQUIRE_OK(steel_batch_read_residual_history(batch, w, history.data(),
+                                                                 options.iterations, &count));
+                    solved.impulses.insert(solved.impulses.end(), history.begin(),
+                                           history.begin() + count);
+                }
+                REQUIRE_OK(steel_batch_destroy(batch));
+                return solved;
+            };
+            const test::Solved plain = solve_with("plain"), bounded = solve_with("bounded");
+            CAPTURE(precision);
+            CAPTURE(scene);
+            CHECK(test::max_abs(plain.impulses) > 0);
+            REQUIRE(bounded.impulses.size() == plain.impulses.size());
+            CHECK(std::memcmp(bounded.impulses.data(), plain.impulses.data(),
+                              plain.impulses.size() * sizeof(double)) == 0);
+            CHECK(std::memcmp(bounded.velocities.data(), plain.velocities.data(),
+                              plain.velocities.size() * sizeof(double)) == 0);
+            for (size_t w = 0; w < plain.stats.size(); ++w)
+                CHECK(std::memcmp(&bounded.stats[w], &plain.stats[w], sizeof(steel_world_stats)) ==
+                      0);
+        }
+}
+
 TEST_CASE("GPU bilateral pre-elimination matches the CPU backend") {
     // Random worlds with bilateral rows, then loops closed by bilateral rows (cuda_support.hpp's
     // check_preeliminated says why the bilateral impulses are held to the bound in the loops

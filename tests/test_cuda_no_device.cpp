@@ -57,26 +57,37 @@ TEST_CASE("a CUDA batch without a device or without the backend is refused with 
     CHECK(create_cuda_batch(batch) == status);
 }
 
-TEST_CASE("a CUDA batch asked for an unknown STEEL_CUDA_SERIAL_LAYOUT is refused, saying so") {
-    // The variable is read before any device is looked for, so this holds with or without one.
+TEST_CASE("a CUDA batch asked for an unknown kernel build is refused, naming the variable") {
+    // The variables are read before any device is looked for, so this holds with or without one.
     if (!built_with_cuda()) {
-        MESSAGE("built without the CUDA backend: no layout to pick");
+        MESSAGE("built without the CUDA backend: no kernel to pick");
         return;
     }
-    setenv("STEEL_CUDA_SERIAL_LAYOUT", "threads", 1);
-    steel_batch batch{12345};
-    const steel_status status = create_cuda_batch(batch);
-    const std::string message = steel_last_error_message();
-    unsetenv("STEEL_CUDA_SERIAL_LAYOUT");
-    CAPTURE(message);
-    CHECK(status == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(batch.id == 0);
-    CHECK(message.find("STEEL_CUDA_SERIAL_LAYOUT is \"threads\"") != std::string::npos);
-    CHECK(message.find("\"thread\" or \"warp\"") != std::string::npos);
-    // Unset again, the answer is the machine's own (OK with a device, NO_DEVICE without).
-    const steel_status again = create_cuda_batch(batch);
-    CHECK(again != STEEL_ERROR_INVALID_ARGUMENT);
-    if (again == STEEL_OK) REQUIRE_OK(steel_batch_destroy(batch));
+    struct Variable {
+        const char* name;
+        const char* bad;
+        const char* takes;
+    };
+    for (const Variable& variable :
+         {Variable{"STEEL_CUDA_SERIAL_LAYOUT", "threads", "\"thread\" or \"warp\""},
+          Variable{"STEEL_CUDA_GENERAL_KERNEL", "bound", "\"plain\" or \"bounded\""}}) {
+        CAPTURE(variable.name);
+        setenv(variable.name, variable.bad, 1);
+        steel_batch batch{12345};
+        const steel_status status = create_cuda_batch(batch);
+        const std::string message = steel_last_error_message();
+        unsetenv(variable.name);
+        CAPTURE(message);
+        CHECK(status == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(batch.id == 0);
+        CHECK(message.find(std::string(variable.name) + " is \"" + variable.bad + "\"") !=
+              std::string::npos);
+        CHECK(message.find(variable.takes) != std::string::npos);
+        // Unset again, the answer is the machine's own (OK with a device, NO_DEVICE without).
+        const steel_status again = create_cuda_batch(batch);
+        CHECK(again != STEEL_ERROR_INVALID_ARGUMENT);
+        if (again == STEEL_OK) REQUIRE_OK(steel_batch_destroy(batch));
+    }
 }
 
 TEST_CASE("the device-pointer functions refuse a CPU batch and leave it working") {

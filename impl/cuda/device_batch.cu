@@ -97,9 +97,8 @@ struct DeviceBatch {
     cudaStream_t results_stream = nullptr;
     bool host_rows_stale = false;
     cudaStream_t rows_stream = nullptr;
-    // How the propagation response's serial sweeps run, from STEEL_CUDA_SERIAL_LAYOUT when the
-    // batch was created (serial_layout_from_environment).
-    SerialLayout serial_layout = SerialLayout::thread_per_world;
+    // Which kernels run, from the environment when the batch was created (KernelChoice).
+    KernelChoice kernels;
 
     ~DeviceBatch() {
         if (stream) cudaStreamDestroy(stream);
@@ -135,17 +134,34 @@ void wait_for_pending(DeviceBatch& device) {
                    "waiting for an asynchronous solve");
 }
 
-// STEEL_CUDA_SERIAL_LAYOUT=thread|warp picks the kernel of the propagation response's serial
-// sweeps (kernel_launches.cuh); unset or empty, one thread per world. Both give the same bits: the
-// variable is there to time one against the other.
-SerialLayout serial_layout_from_environment(const char* where) {
-    const char* asked = std::getenv("STEEL_CUDA_SERIAL_LAYOUT");
-    if (!asked || !*asked || std::strcmp(asked, "thread") == 0)
-        return SerialLayout::thread_per_world;
-    if (std::strcmp(asked, "warp") == 0) return SerialLayout::warp_per_world;
-    fail(STEEL_ERROR_INVALID_ARGUMENT,
-         format("%s: STEEL_CUDA_SERIAL_LAYOUT is \"%s\"; it takes \"thread\" or \"warp\"", where,
-                asked));
+// Which of two kernels the variable asks for: 0 for `first` (also when unset or empty), 1 for
+// `second`; anything else refuses the batch, naming the variable.
+uint32_t environment_choice(const char* variable, const char* first, const char* second,
+                            const char* where) {
+    const char* asked = std::getenv(variable);
+    if (!asked || !*asked || std::strcmp(asked, first) == 0) return 0;
+    if (std::strcmp(asked, second) == 0) return 1;
+    fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: %s is \"%s\"; it takes \"%s\" or \"%s\"", where,
+                                              variable, asked, first, second));
+}
+
+// Kernels built twice, both giving the same bits, so that a device can time one against the
+// other (kernel_launches.cuh, docs/cuda.md):
+// - STEEL_CUDA_SERIAL_LAYOUT=thread|warp: the propagation response's serial sweeps, a thread
+//   (the default) or a warp per world;
+// - STEEL_CUDA_GENERAL_KERNEL=plain|bounded: the general sweep as built by default, or under
+//   __launch_bounds__(128, 4).
+KernelChoice kernels_from_environment(const char* where) {
+    KernelChoice kernels;
+    kernels.serial_layout =
+        environment_choice("STEEL_CUDA_SERIAL_LAYOUT", "thread", "warp", where) == 0
+            ? SerialLayout::thread_per_world
+            : SerialLayout::warp_per_world;
+    kernels.general =
+        environment_choice("STEEL_CUDA_GENERAL_KERNEL", "plain", "bounded", where) == 0
+            ? GeneralBuild::plain
+            : GeneralBuild::bounded;
+    return kernels;
 }
 
 // A device this build can run on, or NO_DEVICE with the runtime's words.
@@ -217,7 +233,7 @@ void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch&
 
 template <class Real>
 void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
-                  SerialLayout serial_layout, cudaStream_t stream) {
+                  const KernelChoice& kernels, cudaStream_t stream) {
     const DeviceRows<Real>& rows = state.rows;
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
@@ -226,13 +242,13 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
         state.history_stride = launch_propagation_kernels(
             rows.view(), state.propagation.view(), state.propagation.scratch(),
             options.solve_mode == STEEL_SOLVE_COLORED ? state.colored.view() : ColoredView<Real>{},
-            rows.shape, options, out, serial_layout, StreamLaunch{stream});
+            rows.shape, options, out, kernels.serial_layout, StreamLaunch{stream});
     } else {
         const PreeliminationBuffers<Real> spaces =
             state.preelimination.view(state.world_value_base.data(), state.world_schur_base.data());
         state.history_stride = launch_solve_kernels(rows.view(), rows.shape, options, out,
                                                     state.preelimination_sized ? &spaces : nullptr,
-                                                    StreamLaunch{stream});
+                                                    StreamLaunch{stream}, kernels.general);
     }
     check_cuda(cudaGetLastError(), "launching the solve kernels");
     state.results_on_device = true;
@@ -334,7 +350,7 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
 void attach_backend(Batch& batch, const char* where) {
     if (batch.desc.backend != STEEL_BACKEND_CUDA) return;
     DeviceBatchPtr device(new DeviceBatch);
-    device->serial_layout = serial_layout_from_environment(where);
+    device->kernels = kernels_from_environment(where);
     device->device = find_device(where);
     check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
     if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
@@ -372,7 +388,7 @@ void solve(Batch& batch, void* stream, bool synchronous) {
         if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
             prepare_propagation(device, state, host, batch,
                                 synchronous ? "steel_batch_solve" : "steel_batch_solve_async");
-        launch_solve(state, batch.options, device.serial_layout, on);
+        launch_solve(state, batch.options, device.kernels, on);
         if (synchronous) {
             pull_results(device, host);
         } else {

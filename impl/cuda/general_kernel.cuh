@@ -118,9 +118,11 @@ warp_general_solve(const WorldRows<Real>& rows, const DeviceSolve<Real>& solve, 
     return outcome;
 }
 
+// A world's whole solve on the general path, for the two builds of the kernel below.
 template <class Real>
-__global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
+__device__ inline void general_sweep_world(const RowsView<Real>& set,
+                                           const DeviceSolve<Real>& solve,
+                                           unsigned char* shared_bytes) {
     const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
     // Uniform across the warp: the whole warp leaves together.
@@ -136,6 +138,23 @@ __global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve
         warp_general_solve(rows, solve, world, state, impulse, velocity, result_velocity, lane);
     warp_isolate_if_nonfinite(rows, outcome, impulse, result_velocity, lane);
     if (lane == 0) write_world_stats(solve.stats[world], outcome);
+}
+
+template <class Real>
+__global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    general_sweep_world(set, solve, shared_bytes);
+}
+
+// The same kernel built for at least four blocks of 128 threads per multiprocessor: ptxas then
+// keeps it within 128 registers a thread (126 in float64 with nvcc 13.0, no spills), so that 16
+// warps fit an SM instead of 12. Whether the occupancy pays for the tighter registers is for a
+// device to say: STEEL_CUDA_GENERAL_KERNEL=bounded picks it (kernel_launches.cuh, docs/cuda.md).
+template <class Real>
+__global__ void __launch_bounds__(128, 4)
+    general_sweep_kernel_bounded(RowsView<Real> set, DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    general_sweep_world(set, solve, shared_bytes);
 }
 
 } // namespace steel::cuda

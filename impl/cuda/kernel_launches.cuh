@@ -69,6 +69,11 @@ DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShap
     return solve;
 }
 
+// Which build of the general sweep kernel a solve launches (general_kernel.cuh): both give the
+// same bits, and which is faster is a question for the device (docs/cuda.md).
+enum class GeneralBuild { plain, bounded };
+static_assert(kWarpsPerBlock * kWarpSize == 128, "general_sweep_kernel_bounded's launch bounds");
+
 // The solve's launches, in order on one stream: classification, the general sweep, the dense
 // path, and with enable_bilateral_preelimination the pre-elimination kernel, which needs
 // `preelimination` (room laid out by preelimination_buffers.hpp). Returns the residual history's
@@ -76,7 +81,8 @@ DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShap
 template <class Real, class Launch>
 uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape,
                               const steel_solve_options& options, const SolveOutputs<Real>& out,
-                              const PreeliminationBuffers<Real>* preelimination, Launch&& launch) {
+                              const PreeliminationBuffers<Real>* preelimination, Launch&& launch,
+                              GeneralBuild general = GeneralBuild::plain) {
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
     solve.preeliminate = options.enable_bilateral_preelimination && preelimination ? 1 : 0;
     const uint32_t threads = kWarpsPerBlock * kWarpSize;
@@ -86,7 +92,11 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
            solve);
 
     // General sweep: v in shared memory when every warp's fits the default 48 KB.
-    launch(general_sweep_kernel<Real>, blocks, threads, place_velocity(solve, shape), view, solve);
+    const size_t velocity_bytes = place_velocity(solve, shape);
+    if (general == GeneralBuild::bounded)
+        launch(general_sweep_kernel_bounded<Real>, blocks, threads, velocity_bytes, view, solve);
+    else
+        launch(general_sweep_kernel<Real>, blocks, threads, velocity_bytes, view, solve);
 
     // Dense path: A, rhs and lambda of up to dense_max_rows rows per warp.
     const uint32_t dense_rows = solve.dense_max_rows;
@@ -104,6 +114,13 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
 // Which kernel runs the propagation response's serial sweeps (propagation_kernel.cuh). Both give
 // the CPU's bits; which is faster is a question for the device (docs/cuda.md).
 enum class SerialLayout { thread_per_world, warp_per_world };
+
+// Which build of each twice-built kernel a batch launches (device_batch.cu reads it from the
+// environment when the batch is made).
+struct KernelChoice {
+    SerialLayout serial_layout = SerialLayout::thread_per_world;
+    GeneralBuild general = GeneralBuild::plain;
+};
 
 // Threads per block of propagation_thread_kernel: one warp, so that a batch of a thousand worlds
 // still spreads over 32 multiprocessors.

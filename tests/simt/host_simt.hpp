@@ -35,6 +35,7 @@
 #define __global__
 #define __shared__
 #define __align__(n)
+#define __launch_bounds__(...)
 
 using std::isfinite;
 
