@@ -17,7 +17,9 @@
 //   legged/p  the legged robot, serial sweeps through its tree, one thread per world (the
 //             default layout of the serial sweeps, STEEL_CUDA_SERIAL_LAYOUT=thread);
 //   legged/pw the same on the GPU alone, one warp per world (STEEL_CUDA_SERIAL_LAYOUT=warp);
-//   pileN/c   the pile, colored sweeps (free bodies: the warp's lanes share each color).
+//   pileN/c   the pile, colored sweeps (free bodies: the warp's lanes share each color);
+// and legged/pw/lb and pileN/c/lb, those two on the GPU alone with the warp-per-world kernel
+// built under __launch_bounds__(128, 4) (STEEL_CUDA_PROPAGATION_KERNEL=bounded).
 // Every solve: path AUTO, warm start on (the default), tolerance 0, N sweeps (20).
 // Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones;
 // --quick stops /c at 16,384).
@@ -82,6 +84,8 @@ struct World {
     const char* kernel_variable = nullptr;
     const char* kernel_value = nullptr;
     bool on_cpu = true; // false: another GPU build of a world the CPU already ran
+    // Also STEEL_CUDA_PROPAGATION_KERNEL=bounded while its batches are made.
+    bool bounded_propagation = false;
     bool modeled() const { return response == STEEL_RESPONSE_IMMEDIATE; } // traffic() applies
 };
 
@@ -263,7 +267,7 @@ void fill_counts(Timing& t, steel_batch batch, const Upload& upload, const Shape
 }
 
 void print_header_row() {
-    std::printf("%-9s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s  %8s\n", "world",
+    std::printf("%-12s %6s  %-5s %-7s %-5s  %10s  %15s  %15s  %8s  %9s  %7s  %8s  %8s\n", "world",
                 "copies", "where", "real", "mode", "ms/solve", "worlds*sweeps/s", "row updates/s",
                 "ns/row", "GB/s", "of copy", "upload s", "first s");
 }
@@ -282,7 +286,7 @@ void print_row(const std::string& world, uint32_t copies, const char* where, con
     char upload[32] = "       -", first[32] = "       -";
     if (upload_seconds > 0) std::snprintf(upload, sizeof upload, "%8.2f", upload_seconds);
     if (first_seconds > 0) std::snprintf(first, sizeof first, "%8.2f", first_seconds);
-    std::printf("%-9s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s  %s\n",
+    std::printf("%-12s %6u  %-5s %-7s %-5s  %10.3f  %15.4g  %15.4g  %8.3f  %s  %s  %s\n",
                 world.c_str(), copies, where, real, mode, 1e3 * t.seconds,
                 copies * t.sweeps / t.seconds, t.row_updates / t.seconds,
                 1e9 * t.seconds / t.row_updates, bandwidth, upload, first);
@@ -377,6 +381,7 @@ int main(int argc, char** argv) {
     const auto box_pile = [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); };
     const char* general = "STEEL_CUDA_GENERAL_KERNEL";
     const char* serial = "STEEL_CUDA_SERIAL_LAYOUT";
+    const bool bounded_propagation = true;
     const int32_t immediate = STEEL_RESPONSE_IMMEDIATE, propagation = STEEL_RESPONSE_PROPAGATION;
     const World worlds[] = {
         {"stack8", stack, nullptr},
@@ -390,20 +395,24 @@ int main(int argc, char** argv) {
          false},
         {"legged/p", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "thread"},
         {"legged/pw", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "warp", false},
+        {"legged/pw/lb", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "warp", false,
+         bounded_propagation},
         {pile_name + "/c", nullptr, box_pile, propagation, STEEL_SOLVE_COLORED},
+        {pile_name + "/c/lb", nullptr, box_pile, propagation, STEEL_SOLVE_COLORED, nullptr, nullptr,
+         false, bounded_propagation},
     };
 
     std::printf(
         "\nper world: DOFs, rows, J values (as many Y values), the path AUTO takes, and the "
         "modeled bytes of one solve (%u sweeps) and of one pass over the world's data\n",
         iterations);
-    std::printf("%-9s  %4s  %4s  %8s  %-7s  %11s  %11s  %11s  %11s\n", "world", "DOFs", "rows",
+    std::printf("%-12s  %4s  %4s  %8s  %-7s  %11s  %11s  %11s  %11s\n", "world", "DOFs", "rows",
                 "J values", "path", "solve f32", "solve f64", "1 pass f32", "1 pass f64");
     std::vector<Shape> shapes;
     for (const World& world : worlds) {
         shapes.push_back(shape_of(world, iterations));
         const Shape& s = shapes.back();
-        std::printf("%-9s  %4u  %4u  %8llu  %-7s", world.name.c_str(), s.dofs, s.rows,
+        std::printf("%-12s  %4u  %4u  %8llu  %-7s", world.name.c_str(), s.dofs, s.rows,
                     (unsigned long long)s.values, s.path == STEEL_PATH_DENSE ? "dense" : "general");
         if (world.modeled())
             std::printf("  %11.0f  %11.0f  %11.0f  %11.0f\n", traffic(s, iterations, 4),
@@ -446,6 +455,7 @@ int main(int argc, char** argv) {
                 double upload_seconds = 0;
             } made[std::size(targets)];
             if (world.kernel_variable) setenv(world.kernel_variable, world.kernel_value, 1);
+            if (world.bounded_propagation) setenv("STEEL_CUDA_PROPAGATION_KERNEL", "bounded", 1);
             for (size_t k = 0; k < std::size(targets); ++k) {
                 if (targets[k].backend == STEEL_BACKEND_CPU && !world.on_cpu) continue;
                 const Clock::time_point start = Clock::now();
@@ -454,6 +464,7 @@ int main(int argc, char** argv) {
                 made[k].upload_seconds = seconds_since(start);
             }
             if (world.kernel_variable) unsetenv(world.kernel_variable); // read at creation only
+            unsetenv("STEEL_CUDA_PROPAGATION_KERNEL");
             std::printf("# %s x %u: upload arrays built in %.2f s; %zu batches created and "
                         "uploaded in %.2f s\n",
                         world.name.c_str(), copies, build_seconds,
@@ -467,7 +478,7 @@ int main(int argc, char** argv) {
                 const char* real_name = f32 ? "float32" : "float64";
                 if (batch.id == 0) {
                     no_device = made[k].why;
-                    std::printf("%-9s %6u  %-5s %-7s %-5s  not yet measured (%s)\n",
+                    std::printf("%-12s %6u  %-5s %-7s %-5s  not yet measured (%s)\n",
                                 world.name.c_str(), copies, target.where, real_name, "both",
                                 made[k].refused == STEEL_ERROR_NO_DEVICE ? "no device"
                                                                          : "no CUDA backend");

@@ -284,16 +284,22 @@ namespace {
 // Solves the scene on the CPU and on the GPU under the propagation response and holds the two to
 // the same bits: the kernel runs the CPU's own walks, packs and row code in the CPU's order. The
 // serial mode runs in both of its layouts (STEEL_CUDA_SERIAL_LAYOUT: a thread or a warp per
-// world).
+// world), and the warp-per-world kernel (the colored mode's) in both of its builds
+// (STEEL_CUDA_PROPAGATION_KERNEL: plain or under launch bounds).
 void check_propagation_on_gpu(const steel_scene_desc& desc, int32_t solve_mode) {
     const bool serial = solve_mode == STEEL_SOLVE_SERIAL;
-    for (const char* layout : {"thread", "warp"})
+    for (const char* layout : {"thread", "warp", "warp, bounded"})
         for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-            if (!serial && std::strcmp(layout, "warp") == 0) continue; // the colored mode has one
+            const bool warp = std::strcmp(layout, "thread") != 0,
+                       bounded = std::strcmp(layout, "warp, bounded") == 0;
+            if (!serial && warp && !bounded) continue; // the colored mode's plain warp is "thread"
             const auto solve_on = [&](int32_t backend) {
-                setenv("STEEL_CUDA_SERIAL_LAYOUT", layout, 1); // read when a CUDA batch is made
+                // Read when a CUDA batch is made.
+                setenv("STEEL_CUDA_SERIAL_LAYOUT", warp ? "warp" : "thread", 1);
+                setenv("STEEL_CUDA_PROPAGATION_KERNEL", bounded ? "bounded" : "plain", 1);
                 const steel_batch batch = cuda_test::create(desc.world_count, backend, precision);
                 unsetenv("STEEL_CUDA_SERIAL_LAYOUT");
+                unsetenv("STEEL_CUDA_PROPAGATION_KERNEL");
                 const steel_solve_options options = propagation_options(25, solve_mode);
                 REQUIRE_OK(steel_batch_set_options(batch, &options));
                 REQUIRE_OK(steel_batch_upload_scene(batch, &desc));

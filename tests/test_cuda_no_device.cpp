@@ -70,7 +70,8 @@ TEST_CASE("a CUDA batch asked for an unknown kernel build is refused, naming the
     };
     for (const Variable& variable :
          {Variable{"STEEL_CUDA_SERIAL_LAYOUT", "threads", "\"thread\" or \"warp\""},
-          Variable{"STEEL_CUDA_GENERAL_KERNEL", "bound", "\"plain\" or \"bounded\""}}) {
+          Variable{"STEEL_CUDA_GENERAL_KERNEL", "bound", "\"plain\" or \"bounded\""},
+          Variable{"STEEL_CUDA_PROPAGATION_KERNEL", "Bounded", "\"plain\" or \"bounded\""}}) {
         CAPTURE(variable.name);
         setenv(variable.name, variable.bad, 1);
         steel_batch batch{12345};

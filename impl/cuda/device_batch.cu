@@ -150,17 +150,21 @@ uint32_t environment_choice(const char* variable, const char* first, const char*
 // - STEEL_CUDA_SERIAL_LAYOUT=thread|warp: the propagation response's serial sweeps, a thread
 //   (the default) or a warp per world;
 // - STEEL_CUDA_GENERAL_KERNEL=plain|bounded: the general sweep as built by default, or under
-//   __launch_bounds__(128, 4).
+//   __launch_bounds__(128, 4);
+// - STEEL_CUDA_PROPAGATION_KERNEL=plain|bounded: the same for the warp-per-world propagation
+//   kernel (the colored mode, and the serial mode laid out a warp per world).
 KernelChoice kernels_from_environment(const char* where) {
     KernelChoice kernels;
     kernels.serial_layout =
         environment_choice("STEEL_CUDA_SERIAL_LAYOUT", "thread", "warp", where) == 0
             ? SerialLayout::thread_per_world
             : SerialLayout::warp_per_world;
-    kernels.general =
-        environment_choice("STEEL_CUDA_GENERAL_KERNEL", "plain", "bounded", where) == 0
-            ? GeneralBuild::plain
-            : GeneralBuild::bounded;
+    const auto build = [&](const char* variable) {
+        return environment_choice(variable, "plain", "bounded", where) == 0 ? KernelBuild::plain
+                                                                            : KernelBuild::bounded;
+    };
+    kernels.general = build("STEEL_CUDA_GENERAL_KERNEL");
+    kernels.propagation = build("STEEL_CUDA_PROPAGATION_KERNEL");
     return kernels;
 }
 
@@ -242,7 +246,7 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
         state.history_stride = launch_propagation_kernels(
             rows.view(), state.propagation.view(), state.propagation.scratch(),
             options.solve_mode == STEEL_SOLVE_COLORED ? state.colored.view() : ColoredView<Real>{},
-            rows.shape, options, out, kernels.serial_layout, StreamLaunch{stream});
+            rows.shape, options, out, kernels, StreamLaunch{stream});
     } else {
         const PreeliminationBuffers<Real> spaces =
             state.preelimination.view(state.world_value_base.data(), state.world_schur_base.data());

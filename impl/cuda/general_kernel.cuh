@@ -122,7 +122,7 @@ warp_general_solve(const WorldRows<Real>& rows, const DeviceSolve<Real>& solve, 
 template <class Real>
 __device__ inline void general_sweep_world(const RowsView<Real>& set,
                                            const DeviceSolve<Real>& solve,
-                                           unsigned char* shared_bytes) {
+                                           unsigned char* dynamic_shared) {
     const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const uint32_t world = blockIdx.x * (blockDim.x / kWarpSize) + warp;
     // Uniform across the warp: the whole warp leaves together.
@@ -132,7 +132,7 @@ __device__ inline void general_sweep_world(const RowsView<Real>& set,
     const uint32_t row0 = set.world_row_offset[world], dof0 = set.world_dof_offset[world];
     Real* impulse = solve.impulse + row0;
     Real* result_velocity = solve.velocity + dof0;
-    Real* velocity = warp_sweep_velocity(solve, shared_bytes, warp, result_velocity);
+    Real* velocity = warp_sweep_velocity(solve, dynamic_shared, warp, result_velocity);
     MomentumState<Real> state = world_momentum(solve, row0, dof0, rows.row_count, true);
     WorldOutcome outcome =
         warp_general_solve(rows, solve, world, state, impulse, velocity, result_velocity, lane);

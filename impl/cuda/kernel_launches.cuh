@@ -69,10 +69,11 @@ DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShap
     return solve;
 }
 
-// Which build of the general sweep kernel a solve launches (general_kernel.cuh): both give the
-// same bits, and which is faster is a question for the device (docs/cuda.md).
-enum class GeneralBuild { plain, bounded };
-static_assert(kWarpsPerBlock * kWarpSize == 128, "general_sweep_kernel_bounded's launch bounds");
+// Which build of a twice-built kernel a solve launches (general_sweep_kernel and
+// propagation_kernel): as it is, or under __launch_bounds__(128, 4). Both give the same bits;
+// which is faster is a question for the device (docs/cuda.md).
+enum class KernelBuild { plain, bounded };
+static_assert(kWarpsPerBlock * kWarpSize == 128, "the bounded kernels' launch bounds");
 
 // The solve's launches, in order on one stream: classification, the general sweep, the dense
 // path, and with enable_bilateral_preelimination the pre-elimination kernel, which needs
@@ -82,7 +83,7 @@ template <class Real, class Launch>
 uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape,
                               const steel_solve_options& options, const SolveOutputs<Real>& out,
                               const PreeliminationBuffers<Real>* preelimination, Launch&& launch,
-                              GeneralBuild general = GeneralBuild::plain) {
+                              KernelBuild general = KernelBuild::plain) {
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
     solve.preeliminate = options.enable_bilateral_preelimination && preelimination ? 1 : 0;
     const uint32_t threads = kWarpsPerBlock * kWarpSize;
@@ -93,7 +94,7 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
 
     // General sweep: v in shared memory when every warp's fits the default 48 KB.
     const size_t velocity_bytes = place_velocity(solve, shape);
-    if (general == GeneralBuild::bounded)
+    if (general == KernelBuild::bounded)
         launch(general_sweep_kernel_bounded<Real>, blocks, threads, velocity_bytes, view, solve);
     else
         launch(general_sweep_kernel<Real>, blocks, threads, velocity_bytes, view, solve);
@@ -119,7 +120,8 @@ enum class SerialLayout { thread_per_world, warp_per_world };
 // environment when the batch is made).
 struct KernelChoice {
     SerialLayout serial_layout = SerialLayout::thread_per_world;
-    GeneralBuild general = GeneralBuild::plain;
+    KernelBuild general = KernelBuild::plain;
+    KernelBuild propagation = KernelBuild::plain; // the warp-per-world propagation kernel
 };
 
 // Threads per block of propagation_thread_kernel: one warp, so that a batch of a thousand worlds
@@ -128,26 +130,34 @@ constexpr uint32_t kThreadKernelBlock = 32;
 
 // A solve under the propagation response, serial or colored (plan.world_color_offset null:
 // serial): classification (for the paths the batch reports, as on the CPU), then the
-// propagation kernel, the serial sweeps in the given layout.
+// propagation kernel of the given choice.
 template <class Real, class Launch>
-uint32_t
-launch_propagation_kernels(const RowsView<Real>& view,
-                           const propagation::PropagationView<Real>& trees,
-                           const WalkScratchView<Real>& scratch, const ColoredView<Real>& plan,
-                           const RowsShape& shape, const steel_solve_options& options,
-                           const SolveOutputs<Real>& out, SerialLayout serial, Launch&& launch) {
+uint32_t launch_propagation_kernels(const RowsView<Real>& view,
+                                    const propagation::PropagationView<Real>& trees,
+                                    const WalkScratchView<Real>& scratch,
+                                    const ColoredView<Real>& plan, const RowsShape& shape,
+                                    const steel_solve_options& options,
+                                    const SolveOutputs<Real>& out, const KernelChoice& kernels,
+                                    Launch&& launch) {
     DeviceSolve<Real> solve = solve_setup(options, shape, out);
     launch(classify_worlds_kernel<Real>, blocks_for(shape.world_count, 128), 128u, size_t(0), view,
            solve);
-    if (plan.world_color_offset == nullptr && serial == SerialLayout::thread_per_world) {
+    if (plan.world_color_offset == nullptr &&
+        kernels.serial_layout == SerialLayout::thread_per_world) {
         launch(propagation_thread_kernel<Real>, blocks_for(shape.world_count, kThreadKernelBlock),
                kThreadKernelBlock, size_t(0), view, trees, scratch, solve);
         return solve.history_stride;
     }
     // v in shared memory when every warp's fits the default 48 KB, as in the general sweep.
-    launch(propagation_kernel<Real>, blocks_for(shape.world_count, kWarpsPerBlock),
-           kWarpsPerBlock * kWarpSize, place_velocity(solve, shape), view, trees, scratch, plan,
-           solve);
+    const uint32_t blocks = blocks_for(shape.world_count, kWarpsPerBlock),
+                   threads = kWarpsPerBlock * kWarpSize;
+    const size_t velocity_bytes = place_velocity(solve, shape);
+    if (kernels.propagation == KernelBuild::bounded)
+        launch(propagation_kernel_bounded<Real>, blocks, threads, velocity_bytes, view, trees,
+               scratch, plan, solve);
+    else
+        launch(propagation_kernel<Real>, blocks, threads, velocity_bytes, view, trees, scratch,
+               plan, solve);
     return solve.history_stride;
 }
 

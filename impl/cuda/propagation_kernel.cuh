@@ -100,12 +100,13 @@ __device__ inline SweepResult<Real> warp_serial_sweep(propagation::PropagationWo
     return result;
 }
 
+// A world's whole solve, a warp per world, for the two builds of the kernel below.
 // plan.world_color_offset null: serial sweeps; otherwise colored ones.
 template <class Real>
-__global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationView<Real> trees,
-                                   WalkScratchView<Real> scratch, ColoredView<Real> plan,
-                                   DeviceSolve<Real> solve) {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
+__device__ inline void
+propagation_world(const RowsView<Real>& set, const propagation::PropagationView<Real>& trees,
+                  const WalkScratchView<Real>& scratch, const ColoredView<Real>& plan,
+                  const DeviceSolve<Real>& solve, unsigned char* dynamic_shared) {
     const uint32_t warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const uint32_t w = blockIdx.x * (blockDim.x / kWarpSize) + warp;
     if (w >= set.world_count) return;
@@ -116,7 +117,7 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
     Real* result_velocity = solve.velocity + dof0;
     // The walks, the rows and the packs read and write v all the time: in shared memory when
     // the launch gave it room, copied out at the end.
-    Real* velocity = warp_sweep_velocity(solve, shared_bytes, warp, result_velocity);
+    Real* velocity = warp_sweep_velocity(solve, dynamic_shared, warp, result_velocity);
     propagation::PropagationWorld<Real> world =
         device_propagation_world(set, trees, scratch, w, velocity);
     const WorldRows<Real>& rows = world.rows;
@@ -146,6 +147,27 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
     warp_isolate_if_nonfinite(rows, outcome, impulse, velocity, lane);
     warp_copy_velocity_out(velocity, result_velocity, rows.dof_count, lane);
     if (lane == 0) write_world_stats(solve.stats[w], outcome);
+}
+
+template <class Real>
+__global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationView<Real> trees,
+                                   WalkScratchView<Real> scratch, ColoredView<Real> plan,
+                                   DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    propagation_world(set, trees, scratch, plan, solve, shared_bytes);
+}
+
+// The same built for at least four blocks of 128 threads per multiprocessor: 128 registers a
+// thread instead of 234 (float64; 163 in float32), 16 warps an SM instead of 8, for a few
+// spilled bytes (docs/cuda.md). STEEL_CUDA_PROPAGATION_KERNEL=bounded picks it until a device
+// says which is faster.
+template <class Real>
+__global__ void __launch_bounds__(128, 4)
+    propagation_kernel_bounded(RowsView<Real> set, propagation::PropagationView<Real> trees,
+                               WalkScratchView<Real> scratch, ColoredView<Real> plan,
+                               DeviceSolve<Real> solve) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    propagation_world(set, trees, scratch, plan, solve, shared_bytes);
 }
 
 // The serial mode with one thread per world: v, p and tau in global memory.

@@ -115,7 +115,8 @@ emulate_propagation_solve(RowSet<Real> rows, const propagation::PropagationSet<R
             rows_view_of<Real>(rows, rows.world_count), propagation::propagation_view_of<Real>(set),
             scratch, plan ? colored_view_of<Real>(*plan) : ColoredView<Real>{}, host.shape, options,
             host.out,
-            serial_thread_per_world ? SerialLayout::thread_per_world : SerialLayout::warp_per_world,
+            KernelChoice{serial_thread_per_world ? SerialLayout::thread_per_world
+                                                 : SerialLayout::warp_per_world},
             HostLaunch{});
     host.result.problems = simt::take_problems();
     return std::move(host.result);
