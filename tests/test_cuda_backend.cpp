@@ -352,6 +352,13 @@ TEST_CASE("GPU propagation solve equals the CPU's bit for bit through trees, ser
         builder.begin_world();
         scenes::add_boxes_leaning_on_tree(builder, boxes);
     }
+    // Worlds of several robots: a color's tree contacts (one foot of each) on several lanes at
+    // once, more than 32 of them in the last world.
+    for (uint32_t robots : {3u, 40u}) {
+        builder.begin_world();
+        for (uint32_t robot = 0; robot < robots; ++robot)
+            scenes::add_legged_robot(builder);
+    }
     const steel_scene_desc desc = builder.desc();
     for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
         check_propagation_on_gpu(desc, mode);

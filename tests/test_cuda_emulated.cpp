@@ -316,9 +316,10 @@ void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, in
 }
 
 // What the CPU's colors of a scene hold: the most contacts in packs of one color, the contacts
-// solved one by one (they touch a tree) and the rows of the serial group.
+// solved one by one (they touch a tree), the most of those in one color, and the rows of the
+// serial group.
 struct PlanShape {
-    uint32_t widest_color = 0, tree_contacts = 0, serial_rows = 0;
+    uint32_t widest_color = 0, tree_contacts = 0, widest_tree_color = 0, serial_rows = 0;
 };
 
 PlanShape colored_plan_shape(const steel_scene_desc& desc) {
@@ -338,6 +339,10 @@ PlanShape colored_plan_shape(const steel_scene_desc& desc) {
                                       (plan.color_pack_offset[c + 1] - plan.color_pack_offset[c]) *
                                           steel::colored::kPackLanes<double>);
     shape.tree_contacts = uint32_t(plan.contact_rows.size() / 2);
+    for (size_t c = 0; c + 1 < plan.color_contact_offset.size(); ++c)
+        shape.widest_tree_color =
+            std::max(shape.widest_tree_color,
+                     plan.color_contact_offset[c + 1] - plan.color_contact_offset[c]);
     shape.serial_rows = uint32_t(plan.serial_rows.size());
     REQUIRE_OK(steel_batch_destroy(batch));
     return shape;
@@ -398,6 +403,33 @@ TEST_CASE("Emulated CUDA propagation kernel through trees, serial and colored: t
         for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
             for (double tolerance : {0.0, 1e-3})
                 check_propagation_bits(desc, mode, precision, tolerance);
+}
+
+TEST_CASE("Emulated CUDA propagation kernel, colored, several trees a world: a color's tree "
+          "contacts on several lanes give the CPU's bits") {
+    // 40 legged robots in one world: each color holds one foot of every robot, 40 contacts
+    // through 40 different trees, which lanes 0 to 31 and then 0 to 7 take at once. Beside
+    // them, chains and trees leaning on boxes in other worlds, and drive rows in the serial
+    // group.
+    scenes::SceneBuilder builder;
+    builder.drive_mode = STEEL_DRIVE_MODE_ROWS;
+    builder.begin_world();
+    for (uint32_t robot = 0; robot < 40; ++robot)
+        scenes::add_legged_robot(builder);
+    builder.begin_world();
+    for (uint32_t chain = 0; chain < 3; ++chain)
+        scenes::add_chain_on_ground(builder, 3 + chain);
+    scenes::add_legged_robot(builder);
+    builder.begin_world();
+    scenes::add_boxes_leaning_on_tree(builder, 6);
+    scenes::add_legged_robot(builder);
+    const steel_scene_desc desc = builder.desc();
+    const PlanShape shape = colored_plan_shape(desc);
+    CHECK(shape.widest_tree_color > 32);
+    CHECK(shape.serial_rows > 0);
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (double tolerance : {0.0, 1e-3})
+            check_propagation_bits(desc, STEEL_SOLVE_COLORED, precision, tolerance);
 }
 
 TEST_CASE("Emulated CUDA kernels: bilateral pre-elimination matches the CPU backend") {

@@ -1,7 +1,10 @@
 // One sweep of a world in the colored solve mode (SPEC 7): color after color, the packed
 // contacts of the color by the SIMD kernel and its other contacts one by one through the
-// propagation walks (no two contacts of a color share a responding unit, so their order within
-// the color does not matter), then the serial group, then one sync of the trees.
+// propagation walks, then the serial group, then one sync of the trees.
+//
+// No two contacts of a color share a responding unit, and each contact's walks leave nothing
+// in the walk's cache (dropped after it), so a color's contacts touch disjoint data and give the
+// same bits in any order, or at once: the device gives them to different lanes.
 #pragma once
 
 #include "../propagation/propagation_sweep.hpp"
@@ -29,6 +32,7 @@ colored_sweep(const ColoredPlan<Real>& plan, propagation::PropagationWorld<Real>
                            count = plan.contact_rows[2 * size_t(k) + 1];
             for (uint32_t i = first; i < first + count; ++i)
                 propagation::update_row(world, i, params, impulse, result);
+            world.walk.drop_cache();
         }
     }
     for (uint32_t k = plan.world_serial_offset[w]; k < plan.world_serial_offset[w + 1]; ++k)

@@ -45,7 +45,7 @@ template <class Real> struct DevicePropagation {
         bias.resize(6 * bodies);
         body_change.resize(6 * bodies);
         joint_impulse.resize(total_dofs);
-        path.resize(size_t(set.world_count) * path_stride());
+        path.resize(size_t(set.world_count) * kWarpSize * path_stride()); // a path per lane
     }
 
     uint32_t path_stride() const { return std::max(max_depth, 1u); }

@@ -22,14 +22,22 @@
 namespace steel::cuda {
 
 // The walks' scratch of every world at once (a WalkScratch per thread on the CPU): p and the
-// sync's body changes per tree body, tau per DOF, and a root path per world.
+// sync's body changes per tree body, tau per DOF, and a root path per lane of each world's warp
+// (the colored mode walks a color's contacts on several lanes at once).
 template <class Real> struct WalkScratchView {
     Real* bias;           // [6 * tree bodies]
     Real* body_change;    // [6 * tree bodies]
     Real* joint_impulse;  // [total DOFs]
-    int32_t* path;        // [world_count * path_stride]
+    int32_t* path;        // [world_count * kWarpSize * path_stride]
     uint32_t path_stride; // max(max_depth, 1)
 };
+
+// The root path of lane `lane` of world w's warp (lane 0's for a world on one thread).
+template <class Real>
+__device__ inline int32_t* lane_path(const WalkScratchView<Real>& scratch, uint32_t w,
+                                     uint32_t lane) {
+    return scratch.path + (size_t(w) * kWarpSize + lane) * scratch.path_stride;
+}
 
 // World w's rows and walks, with its slice of the walks' scratch and v at `velocity`; the rows'
 // J.Y replaced by the propagation denominators J H~^-1 J^T, as this response solves with.
@@ -44,13 +52,15 @@ device_propagation_world(const RowsView<Real>& set, const propagation::Propagati
         row0,
         {trees, body0, dof0, velocity, scratch.bias + 6 * size_t(body0),
          scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
-         scratch.path + size_t(w) * scratch.path_stride}};
+         lane_path(scratch, w, 0)}};
     world.rows.jy = trees.denominator + row0;
     return world;
 }
 
 // colored_sweep (colored_sweep.hpp) for a warp: each color's packs on all lanes, then its
-// contacts that touch a tree and the serial group on lane 0, then the sync. Lane 0's result,
+// contacts that touch a tree, one a lane at a time (they share no unit, and each leaves its
+// lane's walk cache empty, so the CPU's bits), each lane through its own `world` (its own
+// cache and root path); then the serial group and the sync on lane 0. Lane 0's result,
 // broadcast.
 template <class Real>
 __device__ inline SweepResult<Real>
@@ -63,16 +73,16 @@ warp_colored_sweep(const ColoredView<Real>& plan, propagation::PropagationWorld<
         for (uint32_t q = lane; q < contacts; q += kWarpSize)
             solve_packed_contact(plan, first + q / plan.lanes, q % plan.lanes, params, impulse,
                                  world.walk.velocity, result);
-        __syncwarp(); // lane 0 and the next color read what this one wrote
-        if (lane == 0)
-            for (uint32_t k = plan.color_contact_offset[c]; k < plan.color_contact_offset[c + 1];
-                 ++k) {
-                const uint32_t row = plan.contact_rows[2 * size_t(k)],
-                               count = plan.contact_rows[2 * size_t(k) + 1];
-                for (uint32_t i = row; i < row + count; ++i)
-                    propagation::update_row(world, i, params, impulse, result);
-            }
-        __syncwarp();
+        __syncwarp(); // the contacts below read what the packs wrote
+        for (uint32_t k = plan.color_contact_offset[c] + lane; k < plan.color_contact_offset[c + 1];
+             k += kWarpSize) {
+            const uint32_t row = plan.contact_rows[2 * size_t(k)],
+                           count = plan.contact_rows[2 * size_t(k) + 1];
+            for (uint32_t i = row; i < row + count; ++i)
+                propagation::update_row(world, i, params, impulse, result);
+            world.walk.drop_cache();
+        }
+        __syncwarp(); // the next color and lane 0's serial rows read what this one wrote
     }
     result.residual = warp_max(result.residual);
     result.nonfinite_probe = warp_sum(result.nonfinite_probe);
@@ -120,6 +130,7 @@ propagation_world(const RowsView<Real>& set, const propagation::PropagationView<
     Real* velocity = warp_sweep_velocity(solve, dynamic_shared, warp, result_velocity);
     propagation::PropagationWorld<Real> world =
         device_propagation_world(set, trees, scratch, w, velocity);
+    world.walk.path = lane_path(scratch, w, lane); // each lane walks a color's contacts of its own
     const WorldRows<Real>& rows = world.rows;
 
     for (uint32_t k = lane; k < 6 * bodies; k += kWarpSize)
