@@ -6,8 +6,9 @@
 // thread runs a world's walks with the CPU's own code (propagation_sweep.hpp) in the CPU's order.
 // Two layouts:
 // - propagation_kernel, one warp per world: lane 0 walks, and the rest of the warp helps where
-//   the work is independent: initialization, and in the colored mode the packed free-body
-//   contacts of each color (colored_kernel.cuh), 32 at a time. The colored mode always runs here.
+//   the work is independent: initialization, and in the colored mode each color's contacts,
+//   32 at a time: those through trees (each lane walking with a cache and root path of its own)
+//   and the packed free-body ones (colored_kernel.cuh). The colored mode always runs here.
 // - propagation_thread_kernel, one thread per world, for the serial mode: the CPU's whole
 //   propagation_solve on each thread, 32 worlds to a warp instead of 31 idle lanes. Copies of
 //   one world take the same branches together; each thread reads its own world's arrays, so the
@@ -169,7 +170,7 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
 }
 
 // The same built for at least four blocks of 128 threads per multiprocessor: 128 registers a
-// thread instead of 234 (float64; 163 in float32), 16 warps an SM instead of 8, for a few
+// thread instead of 230 (float64; 168 in float32), 16 warps an SM instead of 8, for some
 // spilled bytes (docs/cuda.md). STEEL_CUDA_PROPAGATION_KERNEL=bounded picks it until a device
 // says which is faster.
 template <class Real>
