@@ -2,7 +2,7 @@
 # Builds what scripts/gpu_check.sh runs on this machine (which has cmake, doctest and
 # flatbuffers; a device machine's image may lack the last two) and stages it in
 # build-gpu-prebuilt/: libsteel, steel_tests, steel_cuda_tests, bench_cuda and the CUDA example
-# (falling_boxes), about 20 MB, linked only against the C and C++ runtimes (the example against
+# (falling_boxes), about 25 MB, linked only against the C and C++ runtimes (the example against
 # libsteel too, found there through LD_LIBRARY_PATH). Then the device check builds nothing:
 #
 #   bash scripts/gpu_prebuild.sh
