@@ -1,7 +1,8 @@
 // bench_cuda: the CUDA backend beside the CPU backend on the same batches of many copies of one
 // world (docs/cuda.md, bench/RESULTS.md "bench_cuda").
 //
-//   bench_cuda [--quick] [--iterations N] [--max-copies N] [--pile N] [--only WORLD]
+//   bench_cuda [--quick] [--iterations N] [--min-copies N] [--max-copies N] [--pile N]
+//              [--only WORLD] [--gpu-only]
 //
 // Worlds (one template world, copied):
 //   stack8  the 1D stack of rows_scenes.hpp (add_stack_world, height 8): n = m = 8, 1 value a row,
@@ -21,8 +22,9 @@
 // and legged/pw/lb and pileN/c/lb, those two on the GPU alone with the warp-per-world kernel
 // built under __launch_bounds__(128, 4) (STEEL_CUDA_PROPAGATION_KERNEL=bounded).
 // Every solve: path AUTO, warm start on (the default), tolerance 0, N sweeps (20).
-// Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones;
-// --quick stops /c at 16,384).
+// Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones,
+// --min-copies the smaller; --quick stops /c at 16,384). --gpu-only leaves out the CPU backend
+// (for a profiler run: scripts/gpu_check.sh).
 //
 // Per (world, copies, where, precision): ms per solve, worlds x sweeps per second, row updates
 // per second (row updates = sum over worlds of rows x sweeps run) and ns per row update; the
@@ -307,8 +309,8 @@ std::string cuda_version(int version) {
 } // namespace
 
 int main(int argc, char** argv) {
-    bool quick = false;
-    uint32_t iterations = 20, max_copies = 65536, pile = 8;
+    bool quick = false, gpu_only = false;
+    uint32_t iterations = 20, min_copies = 0, max_copies = 65536, pile = 8;
     std::string only; // one world's name, or all
     for (int k = 1; k < argc; ++k) {
         const bool has_value = k + 1 < argc;
@@ -316,15 +318,19 @@ int main(int argc, char** argv) {
             quick = true;
         else if (std::strcmp(argv[k], "--iterations") == 0 && has_value)
             iterations = uint32_t(std::atoi(argv[++k]));
+        else if (std::strcmp(argv[k], "--min-copies") == 0 && has_value)
+            min_copies = uint32_t(std::atoi(argv[++k]));
         else if (std::strcmp(argv[k], "--max-copies") == 0 && has_value)
             max_copies = uint32_t(std::atoi(argv[++k]));
+        else if (std::strcmp(argv[k], "--gpu-only") == 0)
+            gpu_only = true;
         else if (std::strcmp(argv[k], "--pile") == 0 && has_value)
             pile = uint32_t(std::atoi(argv[++k]));
         else if (std::strcmp(argv[k], "--only") == 0 && has_value)
             only = argv[++k];
         else {
-            std::fprintf(stderr, "usage: bench_cuda [--quick] [--iterations N] [--max-copies N] "
-                                 "[--pile N] [--only WORLD]\n");
+            std::fprintf(stderr, "usage: bench_cuda [--quick] [--iterations N] [--min-copies N] "
+                                 "[--max-copies N] [--pile N] [--only WORLD] [--gpu-only]\n");
             return 2;
         }
     }
@@ -434,7 +440,8 @@ int main(int argc, char** argv) {
     for (size_t w = 0; w < std::size(worlds); ++w)
         for (uint32_t copies : {1024u, 16384u, 65536u}) {
             const World& world = worlds[w];
-            if (copies > max_copies || (!only.empty() && world.name != only)) continue;
+            if (copies < min_copies || copies > max_copies || (!only.empty() && world.name != only))
+                continue;
             // --quick (the device check) stops the colored pile at 16,384 copies: at 65,536 its
             // uploads and first solves build on the host for tens of seconds. The legged robot's
             // serial propagation runs on (a few seconds of host time on 2 cores): 65,536 worlds
@@ -457,7 +464,8 @@ int main(int argc, char** argv) {
             if (world.kernel_variable) setenv(world.kernel_variable, world.kernel_value, 1);
             if (world.bounded_propagation) setenv("STEEL_CUDA_PROPAGATION_KERNEL", "bounded", 1);
             for (size_t k = 0; k < std::size(targets); ++k) {
-                if (targets[k].backend == STEEL_BACKEND_CPU && !world.on_cpu) continue;
+                if (targets[k].backend == STEEL_BACKEND_CPU && !(world.on_cpu && !gpu_only))
+                    continue;
                 const Clock::time_point start = Clock::now();
                 made[k].batch = make_batch(upload, targets[k].backend, targets[k].precision,
                                            iterations, made[k].why, &made[k].refused);
@@ -468,11 +476,12 @@ int main(int argc, char** argv) {
             std::printf("# %s x %u: upload arrays built in %.2f s; %zu batches created and "
                         "uploaded in %.2f s\n",
                         world.name.c_str(), copies, build_seconds,
-                        std::size(targets) - (world.on_cpu ? 0 : 1), seconds_since(setup));
+                        std::size(targets) - (world.on_cpu && !gpu_only ? 0 : 1),
+                        seconds_since(setup));
 
             for (size_t k = 0; k < std::size(targets); ++k) {
                 const Target& target = targets[k];
-                if (target.backend == STEEL_BACKEND_CPU && !world.on_cpu) continue;
+                if (target.backend == STEEL_BACKEND_CPU && !(world.on_cpu && !gpu_only)) continue;
                 const steel_batch batch = made[k].batch;
                 const bool f32 = target.precision == STEEL_PRECISION_FLOAT32;
                 const char* real_name = f32 ? "float32" : "float64";

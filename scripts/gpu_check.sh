@@ -11,7 +11,12 @@
 #      built under __launch_bounds__(128, 4) on the GPU alone, then the legged robot (serial, a
 #      thread per world and, GPU only, a warp per world) to 65,536 copies and the pile (colored)
 #      to 16,384 under the propagation response; about 2 to 3 minutes);
-#   4. print a compact summary, and exit non-zero if a test failed or was skipped.
+#   4. best effort, where the tools work and time is left before STEEL_GPU_DEADLINE (default
+#      500 s): compute-sanitizer's memcheck, racecheck and synccheck on a few GPU tests and the
+#      example, then Nsight Compute (ncu) on one launch each of the general sweep (plain and
+#      bounded), the colored propagation kernel and the thread-per-world one; their findings are
+#      reported (sanitizer.log, ncu.log), never fail the check;
+#   5. print a compact summary, and exit non-zero if a test failed or was skipped.
 #
 #   bash scripts/gpu_check.sh            # from anywhere
 #
@@ -19,7 +24,8 @@
 # STEEL_GPU_PREBUILT=DIR to skip step 1 and use what scripts/gpu_prebuild.sh staged elsewhere
 # (for a machine without cmake, doctest or flatbuffers: the device image has no doctest or
 # flatbuffers headers), STEEL_GPU_BENCH_ARGS (default "--quick"; "" for the full timing loops,
-# about 30 s more). Where $OUT is set (the device tool), the logs are copied there too.
+# about 30 s more). Where $OUT is set (the device tool), each log is copied there as soon as its
+# step ends, so that a check cut short still brings back what it did.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,6 +34,7 @@ jobs="${STEEL_JOBS:-$(nproc)}"
 log_dir="$build/gpu-check"
 started=$SECONDS
 step() { echo "== [$(( SECONDS - started ))s] $*"; }
+keep() { if [ -n "${OUT:-}" ] && [ -d "${OUT}" ]; then cp "$log_dir/$1" "$OUT"/; fi; }
 
 step "device"
 if command -v nvidia-smi >/dev/null; then
@@ -54,18 +61,21 @@ mkdir -p "$log_dir"
 step "GPU tests (steel_cuda_tests)"
 timeout 300 "$build/tests/steel_cuda_tests" >"$log_dir/steel_cuda_tests.log" 2>&1
 gpu_rc=$?
+keep steel_cuda_tests.log
 tail -25 "$log_dir/steel_cuda_tests.log"
 
 step "CUDA-related CPU tests (steel_tests)"
 timeout 120 "$build/tests/steel_tests" -tc='*CUDA*,*dense_entry*,*device-pointer*,*default structs*,simt*' \
     >"$log_dir/steel_tests.log" 2>&1
 cpu_rc=$?
+keep steel_tests.log
 tail -4 "$log_dir/steel_tests.log"
 
 step "CUDA example (falling_boxes)"
 LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
     "$build/examples/steel_example_cuda_falling_boxes" >"$log_dir/example.log" 2>&1
 example_rc=$?
+keep example.log
 tail -8 "$log_dir/example.log"
 
 step "exported symbols"
@@ -73,13 +83,80 @@ library="$build/libsteel.so"
 [ -e "$library" ] || library=$(ls "$build"/libsteel.so.* | head -1) # a carried link may not survive
 sh tests/check_exports.sh "$library" >"$log_dir/exports.log" 2>&1
 exports_rc=$?
+keep exports.log
 cat "$log_dir/exports.log"
 
 step "bench_cuda"
 # shellcheck disable=SC2086
 timeout 240 "$build/bench/bench_cuda" ${STEEL_GPU_BENCH_ARGS---quick} >"$log_dir/bench_cuda.log" 2>&1
 bench_rc=$?
+keep bench_cuda.log
 cat "$log_dir/bench_cuda.log"
+
+# What only a device can show beyond speed, where the tools work (on some device runtimes
+# neither reads the hardware): best effort, each run under a timeout that also keeps the whole
+# check inside STEEL_GPU_DEADLINE seconds (default 500; the device tool stops a command at 540).
+deadline="${STEEL_GPU_DEADLINE:-500}"
+within() { # the seconds a run may take: at most $1, never past the deadline, 0 if under 15 left
+    local left=$(( deadline - (SECONDS - started) ))
+    (( left > $1 )) && left=$1
+    (( left < 15 )) && left=0
+    echo "$left"
+}
+bounded() { # seconds, command...: runs it under that timeout, or says it did not fit
+    local seconds
+    seconds=$(within "$1")
+    shift
+    if [ "$seconds" -eq 0 ]; then echo "not run: the check is near its deadline"; return 0; fi
+    timeout "$seconds" "$@"
+    echo "rc $? (timeout ${seconds}s)"
+}
+export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" # for the example
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ $gpu_rc -ne 0 ] || [ -z "$sanitizer" ] || [ "$(within 60)" -lt 60 ]; then
+    step "compute-sanitizer: skipped (GPU tests rc $gpu_rc, tool '${sanitizer:-none}', $(( SECONDS - started ))s in)"
+else
+    step "compute-sanitizer (memcheck, racecheck, synccheck)"
+    {
+        echo "## memcheck: every path's kernels, pre-elimination, the propagation kernels"
+        bounded 100 "$sanitizer" --tool memcheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
+            -tc='GPU general sweep and dense path*,GPU bilateral pre-elimination*,GPU propagation solve*'
+        echo "## memcheck: the example (values update, async solve, device reads, a graph)"
+        bounded 40 "$sanitizer" --tool memcheck --error-exitcode 9 \
+            "$build/examples/steel_example_cuda_falling_boxes"
+        echo "## racecheck (shared memory): the general and dense kernels, the colored kernel"
+        bounded 45 "$sanitizer" --tool racecheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
+            -tc='GPU isolates a world*,GPU propagation solve*free bodies*'
+        echo "## synccheck (warp synchronization)"
+        bounded 45 "$sanitizer" --tool synccheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
+            -tc='GPU isolates a world*,GPU propagation solve*free bodies*,GPU bilateral pre-elimination*'
+    } >"$log_dir/sanitizer.log" 2>&1
+    keep sanitizer.log
+    grep -E '^(## |rc |not run)|ERROR SUMMARY|^=+ (Invalid|Race|Barrier|Error)' "$log_dir/sanitizer.log" | head -30
+fi
+
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+if [ $bench_rc -ne 0 ] || [ -z "$ncu" ] || [ "$(within 60)" -lt 60 ]; then
+    step "ncu: skipped (bench rc $bench_rc, tool '${ncu:-none}', $(( SECONDS - started ))s in)"
+else
+    step "ncu (one launch each, float32)"
+    profile() { # world, copies, kernel (its name, with or without namespace and template)
+        echo "## $1 x $2: $3"
+        bounded 50 "$ncu" --clock-control none --kernel-name-base function \
+            --kernel-name "regex:(^|:)$3(<|\$)" --launch-count 1 \
+            --section SpeedOfLight --section LaunchStats --section Occupancy \
+            --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats \
+            "$build/bench/bench_cuda" --quick --gpu-only --only "$1" --min-copies "$2" --max-copies "$2"
+    }
+    {
+        profile legged 65536 general_sweep_kernel
+        profile legged/lb 65536 general_sweep_kernel_bounded
+        profile pile8/c 16384 propagation_kernel
+        profile legged/p 65536 propagation_thread_kernel
+    } >"$log_dir/ncu.log" 2>&1
+    keep ncu.log
+    grep -E '^## |^rc |^not run|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Duration|Memory Throughput|Compute \(SM\) Throughput|==ERROR==' "$log_dir/ncu.log" | head -60
+fi
 
 verdict() { case "$1" in 0) echo pass ;; 77) echo "SKIPPED (no device seen)" ;; 124) echo "TIMED OUT" ;; *) echo "FAIL ($1)" ;; esac; }
 echo
@@ -91,5 +168,4 @@ echo "exports:          $(verdict $exports_rc)"
 echo "bench_cuda:       $(verdict $bench_rc)"
 # The 65,536-copy lines (the serial propagation's two layouts among them: legged/p, legged/pw).
 grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
-if [ -n "${OUT:-}" ] && [ -d "${OUT}" ]; then cp "$log_dir"/*.log "$OUT"/; fi
 [ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]
