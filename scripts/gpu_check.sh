@@ -12,7 +12,7 @@
 #      thread per world and, GPU only, a warp per world) to 65,536 copies and the pile (colored)
 #      to 16,384 under the propagation response; about 2 to 3 minutes);
 #   4. best effort, where the tools work and time is left before STEEL_GPU_DEADLINE (default
-#      500 s): compute-sanitizer's memcheck, racecheck and synccheck on a few GPU tests and the
+#      420 s): compute-sanitizer's memcheck, racecheck and synccheck on a few GPU tests and the
 #      example, then Nsight Compute (ncu) on one launch each of the general sweep (plain and
 #      bounded), the colored propagation kernel and the thread-per-world one; their findings are
 #      reported (sanitizer.log, ncu.log), never fail the check;
@@ -95,8 +95,9 @@ cat "$log_dir/bench_cuda.log"
 
 # What only a device can show beyond speed, where the tools work (on some device runtimes
 # neither reads the hardware): best effort, each run under a timeout that also keeps the whole
-# check inside STEEL_GPU_DEADLINE seconds (default 500; the device tool stops a command at 540).
-deadline="${STEEL_GPU_DEADLINE:-500}"
+# check inside STEEL_GPU_DEADLINE seconds (default 420: with a 480 s timeout on the device tool
+# and a minute or two to start the machine, a 15-minute lease keeps room for a second run).
+deadline="${STEEL_GPU_DEADLINE:-420}"
 within() { # the seconds a run may take: at most $1, never past the deadline, 0 if under 15 left
     local left=$(( deadline - (SECONDS - started) ))
     (( left > $1 )) && left=$1

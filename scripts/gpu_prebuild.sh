@@ -8,7 +8,7 @@
 #   bash scripts/gpu_prebuild.sh
 #   # with the device tool, from the repository root:
 #   #   run(command="STEEL_GPU_PREBUILT=build-gpu-prebuilt bash scripts/gpu_check.sh",
-#   #       carry=["build-gpu-prebuilt"], timeout_s=540)
+#   #       carry=["build-gpu-prebuilt"], timeout_s=480)
 #
 # Environment: STEEL_GPU_BUILD_DIR (default build-gpu), STEEL_JOBS (default nproc).
 set -euo pipefail
