@@ -3,6 +3,7 @@
 #
 #   bash scripts/demo.sh                  # from anywhere; installs missing Debian packages first
 #   bash scripts/demo.sh --threads 4      # arguments go to steel_demo (try --help)
+#   bash scripts/demo.sh --backend cuda   # the same on the GPU (a build with nvcc, and a device)
 #
 # Environment: STEEL_BUILD_DIR (default build), STEEL_JOBS (parallel build jobs, default 2).
 set -euo pipefail

@@ -53,7 +53,7 @@ if [ -z "${STEEL_GPU_PREBUILT:-}" ]; then
         -DSTEEL_BUILD_BENCH=ON -DSTEEL_BUILD_EXAMPLES=ON -DSTEEL_BUILD_LUA=OFF >/dev/null || exit 2
     step "build (-j $jobs)"
     cmake --build "$build" -j "$jobs" --target steel steel_tests steel_cuda_tests bench_cuda \
-        steel_example_cuda_falling_boxes >/dev/null 2>"$build/build.err" ||
+        steel_example_cuda_falling_boxes steel_demo >/dev/null 2>"$build/build.err" ||
         { tail -40 "$build/build.err"; exit 2; }
 fi
 mkdir -p "$log_dir"
@@ -77,6 +77,13 @@ LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
 example_rc=$?
 keep example.log
 tail -8 "$log_dir/example.log"
+
+step "steel_demo --backend cuda (the README's demo on the GPU)"
+LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 \
+    "$build/examples/steel_demo" --backend cuda --worlds 1000 >"$log_dir/demo.log" 2>&1
+demo_rc=$?
+keep demo.log
+grep -E '^(Steel|options|  1 thread|  forced|demo finished)|SKIP|failed' "$log_dir/demo.log" | head -12
 
 step "exported symbols"
 library="$build/libsteel.so"
@@ -165,8 +172,9 @@ echo "== summary after $(( SECONDS - started ))s (logs in $log_dir)"
 echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases|assertions)' "$log_dir/steel_cuda_tests.log" | tr '\n' ' ')"
 echo "CPU CUDA tests:   $(verdict $cpu_rc)"
 echo "CUDA example:     $(verdict $example_rc)"
+echo "demo on the GPU:  $(verdict $demo_rc)"
 echo "exports:          $(verdict $exports_rc)"
 echo "bench_cuda:       $(verdict $bench_rc)"
 # The 65,536-copy lines (the serial propagation's two layouts among them: legged/p, legged/pw).
 grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
-[ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+[ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $demo_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]

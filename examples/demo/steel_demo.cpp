@@ -38,6 +38,7 @@ struct Settings {
     double cfm = 0;
     int32_t path = STEEL_PATH_AUTO;
     int32_t precision = STEEL_PRECISION_FLOAT64;
+    int32_t backend = STEEL_BACKEND_CPU;
     uint32_t momentum = 0; // nesterov_momentum for the random worlds
     uint32_t random_worlds = 1000;
     uint64_t seed = 1;
@@ -52,6 +53,8 @@ void print_usage(const char* program) {
         "  --cfm X           constraint force mixing added to every row's J.Y (default 0)\n"
         "  --path P          auto | general | dense (default auto: classify each world)\n"
         "  --float32         solve in float32 instead of float64\n"
+        "  --backend B       cpu | cuda (default cpu; cuda needs a GPU: without one the demo\n"
+        "                    says why and exits 77)\n"
         "  --momentum        use nesterov_momentum for the random worlds too (the stacks are\n"
         "                    always shown both without and with it)\n"
         "  --worlds N        number of random worlds (default 1000)\n"
@@ -106,8 +109,9 @@ Settings parse_settings(int argc, char** argv) {
             settings.momentum = 1;
             continue;
         }
-        static const char* const kValued[] = {"--threads", "--iterations", "--tolerance", "--cfm",
-                                              "--path",    "--worlds",     "--seed"};
+        static const char* const kValued[] = {"--threads", "--iterations", "--tolerance",
+                                              "--cfm",     "--path",       "--worlds",
+                                              "--seed",    "--backend"};
         if (std::find(std::begin(kValued), std::end(kValued), flag) == std::end(kValued))
             usage_error(program, "unknown option " + flag);
         if (k + 1 >= argc) usage_error(program, flag + " needs a value");
@@ -131,6 +135,14 @@ Settings parse_settings(int argc, char** argv) {
                 settings.path = STEEL_PATH_DENSE;
             else
                 usage_error(program, "--path is auto, general or dense, not '" + path + "'");
+        } else if (flag == "--backend") {
+            const std::string backend = value;
+            if (backend == "cpu")
+                settings.backend = STEEL_BACKEND_CPU;
+            else if (backend == "cuda")
+                settings.backend = STEEL_BACKEND_CUDA;
+            else
+                usage_error(program, "--backend is cpu or cuda, not '" + backend + "'");
         } else if (flag == "--worlds") {
             settings.random_worlds = parse_u32(program, argv[k - 1], value);
             if (settings.random_worlds == 0) usage_error(program, "--worlds must be at least 1");
@@ -152,15 +164,21 @@ void check(steel_status status, const char* call) {
     std::exit(1);
 }
 
-// Owns one batch handle for the scope of a solve.
+steel_batch_desc batch_desc(uint32_t world_count, const Settings& settings, uint32_t threads) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.world_count = world_count;
+    desc.thread_count = threads;
+    desc.precision = settings.precision;
+    desc.backend = settings.backend;
+    return desc;
+}
+
+// Owns one batch handle (of the settings' backend and precision) for the scope of a solve.
 class ScopedBatch {
   public:
-    ScopedBatch(uint32_t world_count, uint32_t threads, int32_t precision) {
-        steel_batch_desc desc;
-        steel_batch_desc_default(&desc);
-        desc.world_count = world_count;
-        desc.thread_count = threads;
-        desc.precision = precision;
+    ScopedBatch(uint32_t world_count, const Settings& settings, uint32_t threads) {
+        const steel_batch_desc desc = batch_desc(world_count, settings, threads);
         check(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch_), "steel_batch_create");
     }
     ~ScopedBatch() { steel_batch_destroy(batch_); }
@@ -180,8 +198,8 @@ struct SolveOutcome {
 };
 
 SolveOutcome solve(const scenes::RowsBuilder& builder, const steel_solve_options& options,
-                   uint32_t threads, int32_t precision) {
-    ScopedBatch batch(builder.world_count(), threads, precision);
+                   const Settings& settings, uint32_t threads) {
+    ScopedBatch batch(builder.world_count(), settings, threads);
     const steel_rows_desc rows = builder.desc();
     check(steel_batch_upload_rows(batch.handle(), &rows), "steel_batch_upload_rows");
     check(steel_batch_set_options(batch.handle(), &options), "steel_batch_set_options");
@@ -211,6 +229,23 @@ SolveOutcome solve(const scenes::RowsBuilder& builder, const steel_solve_options
     check(steel_batch_get_desc(batch.handle(), &desc), "steel_batch_get_desc");
     outcome.threads = desc.thread_count;
     return outcome;
+}
+
+// Whether the settings' backend can make a batch here. --backend cuda on a machine without a
+// GPU (or a libsteel without the CUDA backend) is not a failure of the demo: it says why and
+// the caller exits 77, which ctest reports as skipped.
+bool backend_available(const Settings& settings) {
+    if (settings.backend == STEEL_BACKEND_CPU) return true;
+    const steel_batch_desc desc = batch_desc(1, settings, settings.threads);
+    steel_batch probe{0};
+    const steel_status status = steel_batch_create(STEEL_ABI_VERSION, &desc, &probe);
+    if (status == STEEL_ERROR_NO_DEVICE || status == STEEL_ERROR_UNSUPPORTED) {
+        std::printf("SKIP: --backend cuda: %s\n", steel_last_error_message());
+        return false;
+    }
+    check(status, "steel_batch_create");
+    steel_batch_destroy(probe);
+    return true;
 }
 
 // ---- formatting ------------------------------------------------------------------------------
@@ -266,7 +301,7 @@ int print_stack_table(const Settings& settings, const std::vector<StackCase>& ca
     for (const StackCase& stack : cases) {
         scenes::RowsBuilder builder;
         scenes::add_stack_world(builder, stack.spec);
-        const SolveOutcome outcome = solve(builder, options, settings.threads, settings.precision);
+        const SolveOutcome outcome = solve(builder, options, settings, settings.threads);
         const steel_world_stats& stats = outcome.stats[0];
 
         // Largest relative error of a contact impulse against the closed form.
@@ -424,7 +459,7 @@ int run_random(const Settings& settings, const steel_solve_options& options) {
         scenes::add_random_world(builder, rng, random_spec(rng, world_class[w]));
     }
 
-    const SolveOutcome outcome = solve(builder, options, settings.threads, settings.precision);
+    const SolveOutcome outcome = solve(builder, options, settings, settings.threads);
 
     std::printf(
         "%u random worlds (seed %llu): random SPD mass matrices, rows over one or two bodies,\n"
@@ -463,8 +498,8 @@ int run_random(const Settings& settings, const steel_solve_options& options) {
 
     // 1. Bit-identical results for any thread count.
     const uint32_t other_threads = outcome.threads > 1 ? outcome.threads : 4;
-    const SolveOutcome single = solve(builder, options, 1, settings.precision);
-    const SolveOutcome multi = solve(builder, options, other_threads, settings.precision);
+    const SolveOutcome single = solve(builder, options, settings, 1);
+    const SolveOutcome multi = solve(builder, options, settings, other_threads);
     const bool identical = std::memcmp(single.impulses.data(), multi.impulses.data(),
                                        single.impulses.size() * sizeof(double)) == 0;
     std::printf("  1 thread vs %u threads: impulses bit-identical: %s (solve %s vs %s)\n",
@@ -481,9 +516,9 @@ int run_random(const Settings& settings, const steel_solve_options& options) {
     fixed.iterations = 50;
     fixed.nesterov_momentum = 0;
     fixed.path = STEEL_PATH_DENSE;
-    const SolveOutcome dense = solve(builder, fixed, settings.threads, settings.precision);
+    const SolveOutcome dense = solve(builder, fixed, settings, settings.threads);
     fixed.path = STEEL_PATH_GENERAL;
-    const SolveOutcome general = solve(builder, fixed, settings.threads, settings.precision);
+    const SolveOutcome general = solve(builder, fixed, settings, settings.threads);
     const double difference = max_relative_difference(dense.impulses, general.impulses);
     const double allowed = settings.precision == STEEL_PRECISION_FLOAT32 ? 1e-2 : 1e-9;
     std::printf(
@@ -523,7 +558,7 @@ scenes::SceneBuilder example_scenes() {
 int run_scenes(const Settings& settings, const steel_solve_options& options) {
     const auto& list = scene_list;
     const scenes::SceneBuilder builder = example_scenes();
-    ScopedBatch batch(builder.world_count(), settings.threads, settings.precision);
+    ScopedBatch batch(builder.world_count(), settings, settings.threads);
     check(steel_batch_set_options(batch.handle(), &options), "steel_batch_set_options");
     const steel_scene_desc desc = builder.desc();
     auto start = std::chrono::steady_clock::now();
@@ -585,7 +620,7 @@ int run_scene_modes(const Settings& settings, const steel_solve_options& options
         steel_solve_options mode_options = options;
         mode_options.articulated_contact_response = mode.response;
         mode_options.solve_mode = mode.solve_mode;
-        ScopedBatch batch(builder.world_count(), settings.threads, settings.precision);
+        ScopedBatch batch(builder.world_count(), settings, settings.threads);
         check(steel_batch_set_options(batch.handle(), &mode_options), "steel_batch_set_options");
         check(steel_batch_upload_scene(batch.handle(), &desc), "steel_batch_upload_scene");
         check(steel_batch_solve(batch.handle()), "steel_batch_solve"); // builds the propagation set
@@ -623,6 +658,7 @@ int main(int argc, char** argv) {
                      steel_abi_version(), STEEL_ABI_VERSION);
         return 1;
     }
+    if (!backend_available(settings)) return 77;
 
     steel_solve_options options;
     steel_solve_options_default(&options);
@@ -635,10 +671,11 @@ int main(int argc, char** argv) {
     const uint32_t features = steel_build_features();
     const uint32_t threads =
         settings.threads ? settings.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::printf("Steel %s (ABI %u; built with%s%s%s) - rows mode on the CPU\n", steel_version(),
+    std::printf("Steel %s (ABI %u; built with%s%s%s) - solving on the %s\n", steel_version(),
                 steel_abi_version(), features & STEEL_FEATURE_FLOAT32 ? " float32" : "",
                 features & STEEL_FEATURE_FLOAT64 ? " float64" : "",
-                features & STEEL_FEATURE_CUDA ? " cuda" : "");
+                features & STEEL_FEATURE_CUDA ? " cuda" : "",
+                settings.backend == STEEL_BACKEND_CUDA ? "GPU (CUDA backend)" : "CPU");
     std::printf(
         "options: %s, %u thread%s, iterations %u, tolerance %g, cfm %g, path %s, momentum %s\n\n",
         settings.precision == STEEL_PRECISION_FLOAT32 ? "float32" : "float64", threads,
