@@ -65,6 +65,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 using bench::check;
@@ -81,13 +82,10 @@ struct World {
     std::function<void(scenes::SceneBuilder&)> add_scene; // set for a scene world
     int32_t response = STEEL_RESPONSE_IMMEDIATE;
     int32_t solve_mode = STEEL_SOLVE_SERIAL;
-    // A kernel build picked while its batches are made (docs/cuda.md "Kernels built twice"):
-    // the variable and its value, or null for the defaults.
-    const char* kernel_variable = nullptr;
-    const char* kernel_value = nullptr;
+    // The kernel builds picked while its batches are made (docs/cuda.md): each a variable and
+    // its value; none for the defaults.
+    std::vector<std::pair<const char*, const char*>> kernels = {};
     bool on_cpu = true; // false: another GPU build of a world the CPU already ran
-    // Also STEEL_CUDA_PROPAGATION_KERNEL=bounded while its batches are made.
-    bool bounded_propagation = false;
     bool modeled() const { return response == STEEL_RESPONSE_IMMEDIATE; } // traffic() applies
 };
 
@@ -385,27 +383,29 @@ int main(int argc, char** argv) {
     const auto arm = [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); };
     const auto legged = [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); };
     const auto box_pile = [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); };
-    const char* general = "STEEL_CUDA_GENERAL_KERNEL";
-    const char* serial = "STEEL_CUDA_SERIAL_LAYOUT";
-    const bool bounded_propagation = true;
+    const std::pair<const char*, const char*> bounded_general{"STEEL_CUDA_GENERAL_KERNEL",
+                                                              "bounded"},
+        bounded_propagation{"STEEL_CUDA_PROPAGATION_KERNEL", "bounded"},
+        thread_layout{"STEEL_CUDA_SERIAL_LAYOUT", "thread"},
+        warp_layout{"STEEL_CUDA_SERIAL_LAYOUT", "warp"};
     const int32_t immediate = STEEL_RESPONSE_IMMEDIATE, propagation = STEEL_RESPONSE_PROPAGATION;
+    const int32_t serial = STEEL_SOLVE_SERIAL, colored = STEEL_SOLVE_COLORED;
+    const decltype(World::kernels) warp_bounded{warp_layout, bounded_propagation},
+        bounded{bounded_propagation};
     const World worlds[] = {
         {"stack8", stack, nullptr},
-        {"stack8/lb", stack, nullptr, immediate, STEEL_SOLVE_SERIAL, general, "bounded", false},
+        {"stack8/lb", stack, nullptr, immediate, serial, {bounded_general}, false},
         {"arm", nullptr, arm},
-        {"arm/lb", nullptr, arm, immediate, STEEL_SOLVE_SERIAL, general, "bounded", false},
+        {"arm/lb", nullptr, arm, immediate, serial, {bounded_general}, false},
         {"legged", nullptr, legged},
-        {"legged/lb", nullptr, legged, immediate, STEEL_SOLVE_SERIAL, general, "bounded", false},
+        {"legged/lb", nullptr, legged, immediate, serial, {bounded_general}, false},
         {pile_name, nullptr, box_pile},
-        {pile_name + "/lb", nullptr, box_pile, immediate, STEEL_SOLVE_SERIAL, general, "bounded",
-         false},
-        {"legged/p", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "thread"},
-        {"legged/pw", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "warp", false},
-        {"legged/pw/lb", nullptr, legged, propagation, STEEL_SOLVE_SERIAL, serial, "warp", false,
-         bounded_propagation},
-        {pile_name + "/c", nullptr, box_pile, propagation, STEEL_SOLVE_COLORED},
-        {pile_name + "/c/lb", nullptr, box_pile, propagation, STEEL_SOLVE_COLORED, nullptr, nullptr,
-         false, bounded_propagation},
+        {pile_name + "/lb", nullptr, box_pile, immediate, serial, {bounded_general}, false},
+        {"legged/p", nullptr, legged, propagation, serial, {thread_layout}},
+        {"legged/pw", nullptr, legged, propagation, serial, {warp_layout}, false},
+        {"legged/pw/lb", nullptr, legged, propagation, serial, warp_bounded, false},
+        {pile_name + "/c", nullptr, box_pile, propagation, colored},
+        {pile_name + "/c/lb", nullptr, box_pile, propagation, colored, bounded, false},
     };
 
     std::printf(
@@ -461,8 +461,8 @@ int main(int argc, char** argv) {
                 steel_status refused = STEEL_OK;
                 double upload_seconds = 0;
             } made[std::size(targets)];
-            if (world.kernel_variable) setenv(world.kernel_variable, world.kernel_value, 1);
-            if (world.bounded_propagation) setenv("STEEL_CUDA_PROPAGATION_KERNEL", "bounded", 1);
+            for (const auto& [variable, value] : world.kernels)
+                setenv(variable, value, 1);
             for (size_t k = 0; k < std::size(targets); ++k) {
                 if (targets[k].backend == STEEL_BACKEND_CPU && !(world.on_cpu && !gpu_only))
                     continue;
@@ -471,8 +471,8 @@ int main(int argc, char** argv) {
                                            iterations, made[k].why, &made[k].refused);
                 made[k].upload_seconds = seconds_since(start);
             }
-            if (world.kernel_variable) unsetenv(world.kernel_variable); // read at creation only
-            unsetenv("STEEL_CUDA_PROPAGATION_KERNEL");
+            for (const auto& [variable, value] : world.kernels)
+                unsetenv(variable); // read when a batch is made
             std::printf("# %s x %u: upload arrays built in %.2f s; %zu batches created and "
                         "uploaded in %.2f s\n",
                         world.name.c_str(), copies, build_seconds,

@@ -57,6 +57,8 @@ if [ -z "${STEEL_GPU_PREBUILT:-}" ]; then
         { tail -40 "$build/build.err"; exit 2; }
 fi
 mkdir -p "$log_dir"
+# The example and the demo link libsteel.so.0, which lies in $build (a staged one too).
+export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 step "GPU tests (steel_cuda_tests)"
 timeout 300 "$build/tests/steel_cuda_tests" >"$log_dir/steel_cuda_tests.log" 2>&1
@@ -72,15 +74,13 @@ keep steel_tests.log
 tail -4 "$log_dir/steel_tests.log"
 
 step "CUDA example (falling_boxes)"
-LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
-    "$build/examples/steel_example_cuda_falling_boxes" >"$log_dir/example.log" 2>&1
+timeout 60 "$build/examples/steel_example_cuda_falling_boxes" >"$log_dir/example.log" 2>&1
 example_rc=$?
 keep example.log
 tail -8 "$log_dir/example.log"
 
 step "steel_demo --backend cuda (the README's demo on the GPU)"
-LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 \
-    "$build/examples/steel_demo" --backend cuda --worlds 1000 >"$log_dir/demo.log" 2>&1
+timeout 120 "$build/examples/steel_demo" --backend cuda --worlds 1000 >"$log_dir/demo.log" 2>&1
 demo_rc=$?
 keep demo.log
 grep -E '^(Steel|options|  1 thread|  forced|demo finished)|SKIP|failed' "$log_dir/demo.log" | head -12
@@ -119,7 +119,6 @@ bounded() { # seconds, command...: runs it under that timeout, or says it did no
     timeout "$seconds" "$@"
     echo "rc $? (timeout ${seconds}s)"
 }
-export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" # for the example
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
 if [ $gpu_rc -ne 0 ] || [ -z "$sanitizer" ] || [ "$(within 60)" -lt 60 ]; then
     step "compute-sanitizer: skipped (GPU tests rc $gpu_rc, tool '${sanitizer:-none}', $(( SECONDS - started ))s in)"

@@ -92,6 +92,23 @@ uint32_t parse_u32(const char* program, const char* flag, const char* text) {
     return uint32_t(value);
 }
 
+// The value named `text` among `names`; anything else ends the demo, listing the names
+// ("--path is auto, general or dense, not 'x'").
+struct Named {
+    const char* name;
+    int32_t value;
+};
+template <size_t N>
+int32_t parse_named(const char* program, const char* flag, const std::string& text,
+                    const Named (&names)[N]) {
+    std::string listed;
+    for (size_t k = 0; k < N; ++k) {
+        if (text == names[k].name) return names[k].value;
+        listed += (k == 0 ? "" : k + 1 == N ? " or " : ", ") + std::string(names[k].name);
+    }
+    usage_error(program, std::string(flag) + " is " + listed + ", not '" + text + "'");
+}
+
 Settings parse_settings(int argc, char** argv) {
     Settings settings;
     const char* program = argv[0];
@@ -126,23 +143,14 @@ Settings parse_settings(int argc, char** argv) {
         } else if (flag == "--cfm") {
             settings.cfm = parse_double(program, argv[k - 1], value);
         } else if (flag == "--path") {
-            const std::string path = value;
-            if (path == "auto")
-                settings.path = STEEL_PATH_AUTO;
-            else if (path == "general")
-                settings.path = STEEL_PATH_GENERAL;
-            else if (path == "dense")
-                settings.path = STEEL_PATH_DENSE;
-            else
-                usage_error(program, "--path is auto, general or dense, not '" + path + "'");
+            static const Named kPaths[] = {{"auto", STEEL_PATH_AUTO},
+                                           {"general", STEEL_PATH_GENERAL},
+                                           {"dense", STEEL_PATH_DENSE}};
+            settings.path = parse_named(program, "--path", value, kPaths);
         } else if (flag == "--backend") {
-            const std::string backend = value;
-            if (backend == "cpu")
-                settings.backend = STEEL_BACKEND_CPU;
-            else if (backend == "cuda")
-                settings.backend = STEEL_BACKEND_CUDA;
-            else
-                usage_error(program, "--backend is cpu or cuda, not '" + backend + "'");
+            static const Named kBackends[] = {{"cpu", STEEL_BACKEND_CPU},
+                                              {"cuda", STEEL_BACKEND_CUDA}};
+            settings.backend = parse_named(program, "--backend", value, kBackends);
         } else if (flag == "--worlds") {
             settings.random_worlds = parse_u32(program, argv[k - 1], value);
             if (settings.random_worlds == 0) usage_error(program, "--worlds must be at least 1");
