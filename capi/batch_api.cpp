@@ -149,8 +149,8 @@ void set_batch_options(Batch& b, const steel_solve_options& options, const char*
                 check_denominators(state.rows, options.cfm, options.contact_regularization, where);
         },
         b.state);
+    cuda::options_changing(b, options, where); // sizes the device buffers: a solve never allocates
     b.options = options;
-    cuda::options_changed(b); // sizes the device buffers, so that a solve never allocates
 }
 
 } // namespace steel
@@ -213,9 +213,8 @@ steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* r
         Batch& b = lookup_batch(batch.id, where);
         const steel_rows_desc rows =
             read_versioned(rows_in, default_rows(), where, "steel_rows_desc");
-        replace_rows(b, rows, where);
+        replace_rows(b, rows, where); // a CUDA batch's device mirror too
         b.scene.reset();
-        cuda::rows_changed(b);
     });
 }
 

@@ -88,7 +88,6 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         }
         b.spare_scene = std::move(b.scene);
         b.scene = std::move(record);
-        cuda::rows_changed(b);
     });
 }
 

@@ -17,16 +17,25 @@ Batch::Batch(const steel_batch_desc& desc_in, const steel_solve_options& options
 
 namespace {
 
+// Into the spare arrays (the rows before the current ones), so that a batch uploaded every step
+// reuses its memory instead of faulting in fresh pages each time.
 void build_replacement_rows(Batch& batch, const std::vector<steel_rows_desc>& parts) {
     std::visit(
         [&](auto& state) {
             using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
-            // Into the spare arrays (the rows before the current ones), so that a batch uploaded
-            // every step reuses its memory instead of faulting in fresh pages each time.
             build_row_set_into<Real>(parts.data(), uint32_t(parts.size()), batch.desc.world_count,
                                      batch.options.cfm, batch.options.contact_regularization,
                                      state.spare_rows, &batch.pool);
-            // Only now, with everything valid, does the batch change.
+        },
+        batch.state);
+}
+
+// The valid spare rows become the batch's: on the device first (a CUDA batch), since that can
+// fail, then on the host, which cannot.
+void commit_replacement_rows(Batch& batch, const char* where) {
+    std::visit(
+        [&](auto& state) {
+            cuda::mirror_incoming_rows(batch, state.spare_rows, where);
             std::swap(state.rows, state.spare_rows);
             state.has_rows = true;
             state.solved = false;
@@ -37,6 +46,7 @@ void build_replacement_rows(Batch& batch, const std::vector<steel_rows_desc>& pa
             if (state.colored) state.spare_colored = std::move(state.colored);
         },
         batch.state);
+    cuda::rows_changed(batch);
 }
 
 } // namespace
@@ -59,6 +69,7 @@ void replace_rows(Batch& batch, const std::vector<steel_rows_desc>& parts, const
                             error.message.substr(named.size());
         throw;
     }
+    commit_replacement_rows(batch, where);
 }
 
 } // namespace steel

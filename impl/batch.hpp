@@ -70,7 +70,8 @@ struct Batch {
 };
 
 // Validates `rows` in full against the batch's world count and options and, only if all of it
-// is valid, replaces the batch's rows and clears its results. Throws steel::Error otherwise,
+// is valid (and, for a CUDA batch, mirrored to the device), replaces the batch's rows and
+// clears its results. Throws steel::Error otherwise,
 // leaving the batch as it was; its message starts with `where` (the C function called) and,
 // when set, `origin` (where the rows came from, for rows the caller did not write itself).
 // (The caller keeps or drops batch.scene.)

@@ -38,10 +38,11 @@ keep() { if [ -n "${OUT:-}" ] && [ -d "${OUT}" ]; then cp "$log_dir/$1" "$OUT"/;
 
 step "device"
 if command -v nvidia-smi >/dev/null; then
-    nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv,noheader
+    device_line=$(nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv,noheader 2>&1)
 else
-    echo "nvidia-smi not found"
+    device_line="nvidia-smi not found"
 fi
+echo "$device_line"
 
 if [ -z "${STEEL_GPU_PREBUILT:-}" ]; then
     for tool in cmake make g++; do
@@ -61,7 +62,9 @@ mkdir -p "$log_dir"
 export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 step "GPU tests (steel_cuda_tests)"
-timeout 300 "$build/tests/steel_cuda_tests" >"$log_dir/steel_cuda_tests.log" 2>&1
+# Line-buffered, with each test case's time: a test that hangs is the last one named in the log.
+timeout -k 10 240 stdbuf -oL "$build/tests/steel_cuda_tests" --duration=true \
+    >"$log_dir/steel_cuda_tests.log" 2>&1
 gpu_rc=$?
 keep steel_cuda_tests.log
 tail -25 "$log_dir/steel_cuda_tests.log"
@@ -90,8 +93,7 @@ library="$build/libsteel.so"
 [ -e "$library" ] || library=$(ls "$build"/libsteel.so.* | head -1) # a carried link may not survive
 sh tests/check_exports.sh "$library" >"$log_dir/exports.log" 2>&1
 exports_rc=$?
-keep exports.log
-cat "$log_dir/exports.log"
+cat "$log_dir/exports.log" # not kept in $OUT: the device tool brings back 8 files at most
 
 step "bench_cuda"
 # shellcheck disable=SC2086
@@ -120,8 +122,18 @@ bounded() { # seconds, command...: runs it under that timeout, or says it did no
     echo "rc $? (timeout ${seconds}s)"
 }
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if [ $gpu_rc -ne 0 ] || [ -z "$sanitizer" ] || [ "$(within 60)" -lt 60 ]; then
+if [ $gpu_rc -eq 77 ] || [ $gpu_rc -eq 124 ] || [ $gpu_rc -eq 137 ] || [ -z "$sanitizer" ] ||
+    [ "$(within 60)" -lt 60 ]; then
     step "compute-sanitizer: skipped (GPU tests rc $gpu_rc, tool '${sanitizer:-none}', $(( SECONDS - started ))s in)"
+elif [ $gpu_rc -ne 0 ]; then
+    # A GPU test failed: memcheck over all of them says first whether a kernel went out of bounds.
+    step "compute-sanitizer memcheck on every GPU test (they failed: rc $gpu_rc)"
+    {
+        echo "## memcheck: steel_cuda_tests, all cases"
+        bounded 200 "$sanitizer" --tool memcheck --error-exitcode 9 "$build/tests/steel_cuda_tests"
+    } >"$log_dir/sanitizer.log" 2>&1
+    keep sanitizer.log
+    grep -E '^(## |rc |not run)|ERROR SUMMARY|^=+ (Invalid|Error)|^=+ +at |TEST CASE|ERROR:' "$log_dir/sanitizer.log" | head -40
 else
     step "compute-sanitizer (memcheck, racecheck, synccheck)"
     {
@@ -165,15 +177,19 @@ else
     grep -E '^## |^rc |^not run|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Duration|Memory Throughput|Compute \(SM\) Throughput|==ERROR==' "$log_dir/ncu.log" | head -60
 fi
 
-verdict() { case "$1" in 0) echo pass ;; 77) echo "SKIPPED (no device seen)" ;; 124) echo "TIMED OUT" ;; *) echo "FAIL ($1)" ;; esac; }
-echo
-echo "== summary after $(( SECONDS - started ))s (logs in $log_dir)"
-echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases|assertions)' "$log_dir/steel_cuda_tests.log" | tr '\n' ' ')"
-echo "CPU CUDA tests:   $(verdict $cpu_rc)"
-echo "CUDA example:     $(verdict $example_rc)"
-echo "demo on the GPU:  $(verdict $demo_rc)"
-echo "exports:          $(verdict $exports_rc)"
-echo "bench_cuda:       $(verdict $bench_rc)"
-# The 65,536-copy lines (the serial propagation's two layouts among them: legged/p, legged/pw).
-grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
+verdict() { case "$1" in 0) echo pass ;; 77) echo "SKIPPED (no device seen)" ;; 124|137) echo "TIMED OUT" ;; *) echo "FAIL ($1)" ;; esac; }
+{
+    echo
+    echo "== summary after $(( SECONDS - started ))s (logs in $log_dir)"
+    echo "device:           $device_line"
+    echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases|assertions)' "$log_dir/steel_cuda_tests.log" | tr '\n' ' ')"
+    echo "CPU CUDA tests:   $(verdict $cpu_rc)"
+    echo "CUDA example:     $(verdict $example_rc)"
+    echo "demo on the GPU:  $(verdict $demo_rc)"
+    echo "exports:          $(verdict $exports_rc)"
+    echo "bench_cuda:       $(verdict $bench_rc)"
+    # The 65,536-copy lines (the serial propagation's two layouts among them: legged/p, legged/pw).
+    grep -E '^(gpu|GPU:|total )|^ *world +copies|^[a-z0-9/]+ +65536 ' "$log_dir/bench_cuda.log" | sed 's/^/  /'
+} | tee "$log_dir/summary.log"
+keep summary.log
 [ $gpu_rc -eq 0 ] && [ $cpu_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $demo_rc -eq 0 ] && [ $exports_rc -eq 0 ] && [ $bench_rc -eq 0 ]

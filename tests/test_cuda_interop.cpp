@@ -5,8 +5,10 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -165,12 +167,22 @@ TEST_CASE("a propagation solve replays from a CUDA graph, and waits for a new sc
     options.solve_mode = STEEL_SOLVE_COLORED;
     REQUIRE_OK(steel_batch_set_options(batch, &options));
     REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    cudaStream_t stream = nullptr;
+    REQUIRE_CUDA(cudaStreamCreate(&stream));
+    // Building and mirroring the trees and colors cannot be captured: refused, with the way out,
+    // and the capture ends cleanly.
+    cudaGraph_t refused = nullptr;
+    REQUIRE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const steel_status first_async = steel_batch_solve_async(batch, stream);
+    const std::string first_async_message = steel_last_error_message();
+    REQUIRE_CUDA(cudaStreamEndCapture(stream, &refused));
+    CHECK(first_async == STEEL_ERROR_UNSUPPORTED);
+    CHECK(first_async_message.find("call steel_batch_solve") != std::string::npos);
+    cudaGraphDestroy(refused);
     REQUIRE_OK(steel_batch_solve(batch)); // builds and mirrors the trees and colors
     const test::Solved first = test::read_all(batch);
     CHECK(test::max_abs(first.impulses) > 0);
 
-    cudaStream_t stream = nullptr;
-    REQUIRE_CUDA(cudaStreamCreate(&stream));
     const uint64_t rows = first.impulses.size();
     double* impulses = nullptr;
     REQUIRE_CUDA(cudaMalloc(&impulses, rows * sizeof(double)));
@@ -208,6 +220,213 @@ TEST_CASE("a propagation solve replays from a CUDA graph, and waits for a new sc
     cudaFree(device_bias);
     cudaFree(impulses);
     cudaStreamDestroy(stream);
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+// The CUDA backend's own solve of `builder` with its biases scaled: what a replay of a graph
+// that updates the biases and solves must give.
+test::Solved scaled_bias_solve(const scenes::RowsBuilder& builder, double scale,
+                               int32_t precision) {
+    scenes::RowsBuilder scaled = builder;
+    for (double& b : scaled.bias)
+        b *= scale;
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    return cuda_test::solve(scaled, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
+}
+
+TEST_CASE("after graph replays on another stream, the host readers and a plain solve wait for "
+          "each and see its results") {
+    const scenes::RowsBuilder builder = cuda_test::random_batch(24, 256);
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+        const steel_batch batch =
+            cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
+        const steel_rows_desc rows = builder.desc();
+        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+        REQUIRE_OK(steel_batch_solve(batch));
+
+        std::vector<double> bias(builder.bias.size());
+        double* device_bias = to_device(bias);
+        steel_row_values_desc values;
+        steel_row_values_desc_default(&values);
+        values.bias = device_bias;
+        cudaStream_t capture = nullptr, other = nullptr;
+        REQUIRE_CUDA(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+        REQUIRE_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        REQUIRE_CUDA(cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal));
+        const steel_status update = steel_batch_update_values_device(batch, &values, capture);
+        const steel_status solve = steel_batch_solve_async(batch, capture);
+        REQUIRE_CUDA(cudaStreamEndCapture(capture, &graph));
+        REQUIRE_OK(update);
+        REQUIRE_OK(solve);
+        REQUIRE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+
+        // Replayed where the batch never saw a call, and read with no synchronization between:
+        // each read must wait for its replay and copy what that replay wrote, not the last.
+        for (double scale : {0.5, 0.25, 2.0}) {
+            const test::Solved expected = scaled_bias_solve(builder, scale, precision);
+            for (size_t i = 0; i < bias.size(); ++i)
+                bias[i] = builder.bias[i] * scale;
+            REQUIRE_CUDA(cudaMemcpyAsync(device_bias, bias.data(), bias.size() * sizeof(double),
+                                         cudaMemcpyHostToDevice, other));
+            REQUIRE_CUDA(cudaGraphLaunch(exec, other));
+            const test::Solved read = test::read_all(batch);
+            CHECK(read.impulses == expected.impulses);
+            CHECK(read.velocities == expected.velocities);
+        }
+        // A plain solve waits for a replay in flight, then solves the rows it updated.
+        const test::Solved halved = scaled_bias_solve(builder, 0.5, precision);
+        for (size_t i = 0; i < bias.size(); ++i)
+            bias[i] = builder.bias[i] * 0.5;
+        REQUIRE_CUDA(cudaMemcpyAsync(device_bias, bias.data(), bias.size() * sizeof(double),
+                                     cudaMemcpyHostToDevice, other));
+        REQUIRE_CUDA(cudaGraphLaunch(exec, other));
+        REQUIRE_OK(steel_batch_solve(batch));
+        CHECK(test::read_all(batch).impulses == halved.impulses);
+
+        REQUIRE_CUDA(cudaStreamSynchronize(other));
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaFree(device_bias);
+        cudaStreamDestroy(capture);
+        cudaStreamDestroy(other);
+        REQUIRE_OK(steel_batch_destroy(batch));
+    }
+}
+
+TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps its solve's "
+          "results, and a destroyed stream is no trouble") {
+    const scenes::RowsBuilder builder = cuda_test::random_batch(25, 128);
+    const steel_batch batch =
+        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved first = test::read_all(batch);
+
+    // The read waits behind 200 ms of host work on its stream; the upload and solve that follow
+    // at once must not overwrite the results before it has read them.
+    cudaStream_t stream = nullptr;
+    REQUIRE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    double* impulses = nullptr;
+    REQUIRE_CUDA(cudaMalloc(&impulses, first.impulses.size() * sizeof(double)));
+    REQUIRE_CUDA(cudaLaunchHostFunc(
+        stream, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(200)); },
+        nullptr));
+    uint64_t count = 0;
+    REQUIRE_OK(
+        steel_batch_read_impulses_device(batch, impulses, first.impulses.size(), &count, stream));
+    scenes::RowsBuilder doubled = builder;
+    for (double& b : doubled.bias)
+        b *= 2;
+    const steel_rows_desc doubled_rows = doubled.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &doubled_rows));
+    REQUIRE_OK(steel_batch_solve(batch));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    CHECK(to_host(impulses, count) == first.impulses);
+    const test::Solved second = test::read_all(batch);
+    CHECK(second.impulses == scaled_bias_solve(builder, 2.0, STEEL_PRECISION_FLOAT64).impulses);
+
+    // An asynchronous solve whose stream is gone before the host reads its results.
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    REQUIRE_OK(steel_batch_solve_async(batch, stream));
+    REQUIRE_CUDA(cudaStreamDestroy(stream));
+    CHECK(test::read_all(batch).impulses == first.impulses);
+    cudaFree(impulses);
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+TEST_CASE("out of device memory, an upload and an options change are refused and change "
+          "nothing") {
+    // Two worlds, a stack and a one-DOF world; the big upload gives the second world 2^20 DOFs
+    // and 16 rows across all of them (J and Y 128 MiB each), more than is left on the device.
+    scenes::RowsBuilder small;
+    scenes::add_stack_world(small, scenes::StackSpec{});
+    small.begin_world({0.0});
+    scenes::Row one;
+    one.blocks[0] = scenes::Block{0, {1.0}, {1.0}};
+    one.bias = -1;
+    one.kind = STEEL_ROW_CONTACT_NORMAL;
+    small.add_row(one);
+    scenes::RowsBuilder big;
+    scenes::add_stack_world(big, scenes::StackSpec{});
+    const uint32_t dofs = 1u << 20;
+    big.begin_world(std::vector<double>(dofs, 0.0));
+    scenes::Row wide;
+    wide.blocks[0] =
+        scenes::Block{0, std::vector<double>(dofs, 1e-3), std::vector<double>(dofs, 1e-3)};
+    wide.bias = -1;
+    for (int r = 0; r < 16; ++r)
+        big.add_row(wide);
+
+    const steel_batch batch = cuda_test::create(2, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    const steel_rows_desc small_rows = small.desc(), big_rows = big.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &small_rows));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved before = test::read_all(batch);
+    steel_solve_options options_before;
+    options_before.struct_size = sizeof options_before;
+    REQUIRE_OK(steel_batch_get_options(batch, &options_before));
+
+    double* impulses = nullptr;
+    REQUIRE_CUDA(cudaMalloc(&impulses, before.impulses.size() * sizeof(double)));
+
+    // Take nearly all the device's free memory (given back however the test ends).
+    struct Hog {
+        void* taken = nullptr;
+        ~Hog() { release(); }
+        void release() {
+            if (taken) cudaFree(taken);
+            taken = nullptr;
+        }
+    } hog;
+    size_t free_bytes = 0, total_bytes = 0;
+    REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Not all that is free may come in one piece: leave 64, then 128, then 192 MiB, all under
+    // the 256 MiB the big upload's J and Y need.
+    for (size_t leave = size_t(64) << 20; !hog.taken && leave < free_bytes && leave <= (192u << 20);
+         leave += size_t(64) << 20)
+        if (cudaMalloc(&hog.taken, free_bytes - leave) != cudaSuccess) {
+            (void)cudaGetLastError();
+            hog.taken = nullptr;
+        }
+    if (!hog.taken) {
+        MESSAGE("not run: could not take all but 192 MiB of the device's " << (free_bytes >> 20)
+                                                                           << " MiB free");
+        cudaFree(impulses);
+        REQUIRE_OK(steel_batch_destroy(batch));
+        return;
+    }
+    CHECK(steel_batch_upload_rows(batch, &big_rows) == STEEL_ERROR_OUT_OF_MEMORY);
+    const std::string upload_message = steel_last_error_message();
+    CHECK(upload_message.find("steel_batch_upload_rows: ") == 0);
+    CHECK(upload_message.find("the batch keeps its previous rows") != std::string::npos);
+    steel_solve_options greedy = options_before;
+    greedy.record_residual_history = 1;
+    greedy.iterations = 100000000; // 1.6 GB of history
+    CHECK(steel_batch_set_options(batch, &greedy) == STEEL_ERROR_OUT_OF_MEMORY);
+    CHECK(std::string(steel_last_error_message()).find("the options are unchanged") !=
+          std::string::npos);
+    steel_solve_options options_after;
+    options_after.struct_size = sizeof options_after;
+    REQUIRE_OK(steel_batch_get_options(batch, &options_after));
+    CHECK(options_after.iterations == options_before.iterations);
+    CHECK(options_after.record_residual_history == options_before.record_residual_history);
+    // The last solve's results are still there, on the host and (sent back) on the device.
+    CHECK(test::read_all(batch).impulses == before.impulses);
+    uint64_t count = 0;
+    hog.release();
+    REQUIRE_OK(
+        steel_batch_read_impulses_device(batch, impulses, before.impulses.size(), &count, nullptr));
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    CHECK(to_host(impulses, count) == before.impulses);
+    // With the memory back, the batch mirrors its own rows again and solves as before.
+    REQUIRE_OK(steel_batch_solve(batch));
+    CHECK(test::read_all(batch).impulses == before.impulses);
+    REQUIRE_OK(steel_batch_upload_rows(batch, &big_rows));
+    cudaFree(impulses);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 

@@ -551,7 +551,10 @@ STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, 
  * the caller's own kernels. On a CPU batch every function here returns INVALID_ARGUMENT; in a
  * library built without CUDA, UNSUPPORTED. The host readers (steel_batch_read_impulses, stats,
  * snapshots, ...) keep working after any of these: they first wait for the device work they
- * need and copy its results to the host.
+ * need and copy its results to the host. The batch's other calls (uploads, set_options,
+ * steel_batch_solve) wait for it too, so the caller may destroy `stream` right after a call.
+ * Once a call has been captured in a CUDA graph, the batch cannot see the replays: it then
+ * waits for the whole device, and each host read copies the results back again.
  */
 
 /* steel_batch_upload_rows with every array of *rows a device pointer (rows itself is host
@@ -591,7 +594,8 @@ STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const
  * buffers, which stay valid until the next upload (an update_values_device keeps them).
  * Capture (steel_batch_set_capture) does not record async solves.
  * The first propagation solve after an upload builds and mirrors its trees and colors, so it
- * allocates and waits; solve synchronously once before capturing one.
+ * allocates and waits; inside a capture it is refused with UNSUPPORTED (nothing enqueued):
+ * solve synchronously once before capturing one.
  * Returns OK, INVALID_HANDLE, NO_DATA, INVALID_ARGUMENT, UNSUPPORTED (also for a propagation
  * solve after steel_batch_update_values_device: upload the scene again). */
 STEEL_API steel_status steel_batch_solve_async(steel_batch batch, void* stream);

@@ -7,7 +7,12 @@
 // host copy stale, and both are settled lazily by settle_host_mirror():
 //   - steel_batch_solve_async leaves the results on the device;
 //   - steel_batch_update_values_device writes new numbers straight into the device rows.
+// The batch remembers that work with an event on the caller's stream. Once such a call was
+// captured in a CUDA graph, replays change the device unseen: the batch then waits for the
+// whole device and copies back on every host read.
 #pragma once
+
+#include "../row_set.hpp"
 
 #include <steel/steel.h>
 
@@ -36,13 +41,20 @@ bool compiled_in();
 // where names the public call in messages.
 void attach_backend(Batch& batch, const char* where);
 
-// After the host rows were replaced (rows or scene upload): mirror them to the device, and
-// size the per-solve buffers for the current options. No-op for a CPU batch.
+// Before an upload's validated rows replace the batch's (replace_rows, batch.cpp): mirrors
+// them to the device and sizes the per-solve buffers for the current options. Throws (out of
+// device memory, say) with `where` first, and the host rows are then not replaced. No-op for a
+// CPU batch.
+template <class Real>
+void mirror_incoming_rows(Batch& batch, const RowSet<Real>& incoming, const char* where);
+
+// After they replaced them: nothing derived from the old rows is current any more.
 void rows_changed(Batch& batch);
 
-// After steel_batch_set_options: size the per-solve buffers (residual history, momentum) for
-// the new options, so that solve_async never allocates. No-op for a CPU batch.
-void options_changed(Batch& batch);
+// Before steel_batch_set_options commits `incoming`: sizes the per-solve buffers (residual
+// history, momentum, pre-elimination) for it, so that solve_async never allocates. Throws
+// (out of device memory), and the options are then not changed. No-op for a CPU batch.
+void options_changing(Batch& batch, const steel_solve_options& incoming, const char* where);
 
 // Solves on the device. synchronous: on the batch's own stream, then the results are copied
 // back to the host (what steel_batch_solve does). Otherwise on `stream` (a cudaStream_t, NULL

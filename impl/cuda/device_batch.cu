@@ -77,6 +77,7 @@ class ScopedDevice {
     }
     ~ScopedDevice() {
         if (switched_) (void)cudaSetDevice(previous_);
+        (void)cudaGetLastError(); // an ignored failure must not be blamed on a later launch
     }
     ScopedDevice(const ScopedDevice&) = delete;
     ScopedDevice& operator=(const ScopedDevice&) = delete;
@@ -88,22 +89,83 @@ class ScopedDevice {
 
 } // namespace
 
+// Work of the batch's enqueued on a caller's stream, and an event recorded after it: the
+// batch's later calls wait for the event, which outlives the stream (the caller may destroy it).
+struct EnqueuedWork {
+    cudaEvent_t done = nullptr;
+    bool pending = false;
+};
+
 struct DeviceBatch {
     int device = 0;
     cudaStream_t stream = nullptr; // the batch's own, for synchronous calls
     std::variant<DeviceState<float>, DeviceState<double>> state;
-    // Work the host mirror has not seen yet, and the stream it was issued on.
-    bool host_results_stale = false;
-    cudaStream_t results_stream = nullptr;
+    // The last values update, asynchronous solve and device read on a caller's stream.
+    EnqueuedWork values_update, async_solve, device_read;
+    // The host mirror lacks a device values update, or an asynchronous solve's results.
     bool host_rows_stale = false;
-    cudaStream_t rows_stream = nullptr;
+    bool host_results_stale = false;
+    // Calls captured in a CUDA graph: its replays change the device buffers where the batch
+    // cannot see them, so from then on the batch waits for the whole device, and the host
+    // readers copy back, each time, what a replay may have changed.
+    bool graph_captured = false;
+    bool graph_updates_values = false;
+    bool graph_solves = false;
     // Which kernels run, from the environment when the batch was created (KernelChoice).
     KernelChoice kernels;
 
     ~DeviceBatch() {
+        for (const EnqueuedWork* work : {&values_update, &async_solve, &device_read})
+            if (work->done) cudaEventDestroy(work->done);
         if (stream) cudaStreamDestroy(stream);
+        (void)cudaGetLastError(); // nothing to report from here; keep later launch checks clean
     }
 };
+
+namespace {
+
+// Waits for the batch's work enqueued on callers' streams (or, once a graph holds some of it,
+// for the whole device), before the batch touches what that work reads or writes.
+void wait_for_enqueued(DeviceBatch& device) {
+    if (device.graph_captured) {
+        check_cuda(cudaDeviceSynchronize(),
+                   "waiting for the device (calls of this batch were captured in a CUDA graph)");
+    } else {
+        for (EnqueuedWork* work : {&device.values_update, &device.async_solve, &device.device_read})
+            if (work->pending)
+                check_cuda(cudaEventSynchronize(work->done),
+                           "waiting for the batch's work on a caller's stream");
+    }
+    for (EnqueuedWork* work : {&device.values_update, &device.async_solve, &device.device_read})
+        work->pending = false;
+}
+
+// Whether `on` is capturing a CUDA graph (an invalidated capture counts: nothing runs until it
+// ends). A stream that cannot be asked is refused with the runtime's words.
+bool capturing(cudaStream_t on, const char* where) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaError_t error = cudaStreamIsCapturing(on, &status);
+    if (error != cudaSuccess) {
+        (void)cudaGetLastError();
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("%s: stream: its capture status could not be read (%s)", where,
+                    cuda_words(error).c_str()));
+    }
+    return status != cudaStreamCaptureStatusNone;
+}
+
+// After the batch enqueued `work` on a caller's stream: how its later calls wait for it.
+void note_enqueued(DeviceBatch& device, EnqueuedWork& work, cudaStream_t on, bool captured,
+                   const char* where) {
+    if (captured) {
+        device.graph_captured = true;
+        return;
+    }
+    check_cuda(cudaEventRecord(work.done, on), where);
+    work.pending = true;
+}
+
+} // namespace
 
 void DeviceBatchDeleter::operator()(DeviceBatch* device) const noexcept {
     if (!device) return;
@@ -111,8 +173,14 @@ void DeviceBatchDeleter::operator()(DeviceBatch* device) const noexcept {
     int previous = 0;
     const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device->device &&
                           cudaSetDevice(device->device) == cudaSuccess;
+    try {
+        wait_for_enqueued(*device); // its buffers may still be in use on a caller's stream
+    } catch (...) {
+        // A failed wait (a fault in the caller's own work, say) must not stop the release.
+    }
     delete device;
     if (switched) (void)cudaSetDevice(previous);
+    (void)cudaGetLastError();
 }
 
 bool compiled_in() {
@@ -123,15 +191,6 @@ namespace {
 
 template <class Real> DeviceState<Real>& device_state(DeviceBatch& device) {
     return std::get<DeviceState<Real>>(device.state);
-}
-
-// Waits for device work issued on streams other than `stream` that the next step depends on.
-void wait_for_pending(DeviceBatch& device) {
-    if (device.host_rows_stale)
-        check_cuda(cudaStreamSynchronize(device.rows_stream), "waiting for a values update");
-    if (device.host_results_stale)
-        check_cuda(cudaStreamSynchronize(device.results_stream),
-                   "waiting for an asynchronous solve");
 }
 
 // Which of two kernels the variable asks for: 0 for `first` (also when unset or empty), 1 for
@@ -199,19 +258,19 @@ int find_device(const char* where) {
 }
 
 // Sizes every buffer a solve with these options writes, so that the solve allocates nothing.
+// Buffers only grow, so a failure part way leaves each at least as big as before.
 template <class Real>
-void size_solve_buffers(DeviceState<Real>& state, const RowSet<Real>& host_rows,
+void size_solve_buffers(DeviceState<Real>& state, const RowSet<Real>& rows,
                         const steel_solve_options& options, cudaStream_t stream) {
-    const DeviceRows<Real>& rows = state.rows;
-    state.impulse.resize(rows.total_rows);
-    state.velocity.resize(rows.total_dofs);
-    state.momentum_scratch.resize(2 * size_t(rows.total_rows) + rows.total_dofs);
+    state.impulse.resize(rows.total_rows());
+    state.velocity.resize(rows.total_dofs());
+    state.momentum_scratch.resize(2 * size_t(rows.total_rows()) + rows.total_dofs());
     state.stats.resize(rows.world_count);
     state.world_path.resize(rows.world_count);
     if (options.record_residual_history)
         state.history.resize(size_t(rows.world_count) * options.iterations);
     if (options.enable_bilateral_preelimination && !state.preelimination_sized) {
-        const PreeliminationLayout layout = preelimination_layout(host_rows);
+        const PreeliminationLayout layout = preelimination_layout(rows);
         state.preelimination.resize(layout);
         state.world_value_base.upload(layout.world_value_base, stream);
         state.world_schur_base.upload(layout.world_schur_base, stream);
@@ -220,25 +279,91 @@ void size_solve_buffers(DeviceState<Real>& state, const RowSet<Real>& host_rows,
     }
 }
 
-template <class Real>
-void mirror_rows(DeviceBatch& device, const BatchState<Real>& host, const Batch& batch) {
+template <class Real> void pull_results(DeviceBatch& device, BatchState<Real>& host) {
     DeviceState<Real>& state = device_state<Real>(device);
-    wait_for_pending(device);
-    state.has_rows = host.has_rows;
+    state.impulse.download(host.results.impulse, device.stream);
+    state.velocity.download(host.results.velocity, device.stream);
+    state.stats.download(host.stats, device.stream);
+    state.world_path.download(host.world_path, device.stream);
+    host.history_stride = state.history_stride;
+    host.history.clear();
+    if (state.history_stride) {
+        host.history.resize(size_t(state.rows.world_count) * state.history_stride);
+        check_cuda(cudaMemcpyAsync(host.history.data(), state.history.data(),
+                                   host.history.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                                   device.stream),
+                   "cudaMemcpyAsync (history)");
+    }
+    check_cuda(cudaStreamSynchronize(device.stream), "the device solve");
+    host.solved = true;
+    device.host_results_stale = false;
+}
+
+template <class Real> void pull_rows(DeviceBatch& device, BatchState<Real>& host) {
+    device_state<Real>(device).rows.download_values(host.rows, device.stream);
+    check_cuda(cudaStreamSynchronize(device.stream), "the device values update");
+    device.host_rows_stale = false;
+}
+
+// Copies back to the host what device work changed since the host last looked: the updated
+// rows, the last solve's results. Once a graph holds such calls, every time (after waiting for
+// the whole device), since its replays are not seen.
+template <class Real> void settle(DeviceBatch& device, BatchState<Real>& host) {
+    const DeviceState<Real>& state = device_state<Real>(device);
+    const bool rows = device.host_rows_stale || (device.graph_updates_values && state.has_rows);
+    const bool results = device.host_results_stale ||
+                         (device.graph_solves && state.results_on_device && host.solved);
+    if (!rows && !results) return;
+    wait_for_enqueued(device);
+    if (rows) pull_rows(device, host);
+    if (results) pull_results(device, host);
+}
+
+// Mirrors `rows` (the batch's own, or an upload's about to replace them) and sizes the solve's
+// buffers for them. The device's rows count as absent until all of it is done, so a failure
+// (out of device memory) leaves a batch that mirrors its host rows again when next needed.
+// The device's results are given up: the host has them (settled first), and
+// read_to_device sends them back if asked.
+template <class Real>
+void mirror_rows(DeviceBatch& device, BatchState<Real>& host, const RowSet<Real>& rows,
+                 const steel_solve_options& options) {
+    DeviceState<Real>& state = device_state<Real>(device);
+    settle(device, host);
+    wait_for_enqueued(device); // a device read may still be reading the results
+    state.has_rows = false;
     state.results_on_device = false;
-    state.propagation_mirrored = state.colored_mirrored = state.values_updated = false;
-    device.host_rows_stale = device.host_results_stale = false;
-    if (!host.has_rows) return;
-    state.rows.upload(host.rows, device.stream);
+    state.propagation_mirrored = state.colored_mirrored = false;
     state.preelimination_sized = false;
-    size_solve_buffers(state, host.rows, batch.options, device.stream);
-    check_cuda(cudaStreamSynchronize(device.stream), "uploading rows to the device");
+    state.rows.upload(rows, device.stream);
+    size_solve_buffers(state, rows, options, device.stream);
+    check_cuda(cudaStreamSynchronize(device.stream), "mirroring the rows to the device");
+    state.has_rows = true;
+}
+
+// Before a solve, a values update or a device read: the device holds the host's rows. Only an
+// upload whose mirror failed (mirror_rows) leaves them absent; that costs a new mirror, which a
+// captured call cannot make.
+template <class Real>
+void ensure_rows_mirrored(DeviceBatch& device, BatchState<Real>& host, const Batch& batch,
+                          bool captured, const char* where) {
+    if (!host.has_rows || device_state<Real>(device).has_rows) return;
+    if (captured)
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format("%s: the batch's rows are not on the device (an earlier upload could not be "
+                    "mirrored), and mirroring them cannot be captured in a CUDA graph; call "
+                    "steel_batch_solve once first",
+                    where));
+    mirror_rows(device, host, host.rows, batch.options);
 }
 
 template <class Real>
 void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
                   const KernelChoice& kernels, cudaStream_t stream) {
     const DeviceRows<Real>& rows = state.rows;
+    // Sized by options_changing for these options; a smaller buffer would be a bug here.
+    if (options.record_residual_history &&
+        state.history.size() < size_t(rows.world_count) * options.iterations)
+        fail(STEEL_ERROR_INTERNAL, "launching the solve: the residual history buffer is too small");
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
         state.world_path.data(), state.stats.data(),    state.history.data()};
@@ -256,33 +381,6 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
     }
     check_cuda(cudaGetLastError(), "launching the solve kernels");
     state.results_on_device = true;
-}
-
-template <class Real> void pull_results(DeviceBatch& device, BatchState<Real>& host) {
-    DeviceState<Real>& state = device_state<Real>(device);
-    const cudaStream_t stream = device.host_results_stale ? device.results_stream : device.stream;
-    state.impulse.download(host.results.impulse, stream);
-    state.velocity.download(host.results.velocity, stream);
-    state.stats.download(host.stats, stream);
-    state.world_path.download(host.world_path, stream);
-    host.history_stride = state.history_stride;
-    host.history.clear();
-    if (state.history_stride) {
-        host.history.resize(size_t(state.rows.world_count) * state.history_stride);
-        check_cuda(cudaMemcpyAsync(host.history.data(), state.history.data(),
-                                   host.history.size() * sizeof(double), cudaMemcpyDeviceToHost,
-                                   stream),
-                   "cudaMemcpyAsync (history)");
-    }
-    check_cuda(cudaStreamSynchronize(stream), "the device solve");
-    host.solved = true;
-    device.host_results_stale = false;
-}
-
-template <class Real> void pull_rows(DeviceBatch& device, BatchState<Real>& host) {
-    device_state<Real>(device).rows.download_values(host.rows, device.rows_stream);
-    check_cuda(cudaStreamSynchronize(device.rows_stream), "the device values update");
-    device.host_rows_stale = false;
 }
 
 // Runs body(device state, host state) with the batch's precision.
@@ -331,7 +429,7 @@ template <class T> const T* or_null(const std::vector<T>& staged) {
 // once.
 template <class Real>
 void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchState<Real>& host,
-                         Batch& batch, const char* where) {
+                         Batch& batch, bool captured, const char* where) {
     const bool colored = batch.options.solve_mode == STEEL_SOLVE_COLORED;
     if (state.propagation_mirrored && (!colored || state.colored_mirrored)) return;
     if (state.values_updated)
@@ -339,6 +437,15 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
              format("%s: articulated_contact_response = STEEL_RESPONSE_PROPAGATION after "
                     "steel_batch_update_values_device: the response data is built from the "
                     "uploaded scene's values, which the update replaced; upload the scene again",
+                    where));
+    if (captured)
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format("%s: articulated_contact_response = STEEL_RESPONSE_PROPAGATION: the first "
+                    "solve after an upload (or a switch to colored sweeps) builds the response "
+                    "data and "
+                    "mirrors it, which allocates and synchronizes and so cannot be captured in a "
+                    "CUDA graph; call steel_batch_solve (or steel_batch_solve_async outside the "
+                    "capture) once first",
                     where));
     prepare_response_data(host, batch.options, batch.scene.get(), batch.pool, where);
     if (!state.propagation_mirrored)
@@ -357,47 +464,83 @@ void attach_backend(Batch& batch, const char* where) {
     device->kernels = kernels_from_environment(where);
     device->device = find_device(where);
     check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
+    for (EnqueuedWork* work : {&device->values_update, &device->async_solve, &device->device_read})
+        check_cuda(cudaEventCreateWithFlags(&work->done, cudaEventDisableTiming), where);
     if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
         device->state.emplace<DeviceState<float>>();
     else
         device->state.emplace<DeviceState<double>>();
     batch.device = std::move(device);
-    rows_changed(batch);
+    with_states(batch, [&](auto&, auto& host) { // a loaded snapshot's rows
+        if (host.has_rows) mirror_rows(*batch.device, host, host.rows, batch.options);
+    });
 }
+
+template <class Real>
+void mirror_incoming_rows(Batch& batch, const RowSet<Real>& incoming, const char* where) {
+    if (!batch.device) return;
+    const ScopedDevice current(batch.device->device);
+    try {
+        mirror_rows(*batch.device, std::get<BatchState<Real>>(batch.state), incoming,
+                    batch.options);
+    } catch (Error& error) {
+        error.message = std::string(where) +
+                        ": mirroring the rows to the device: " + error.message +
+                        "; the batch keeps its previous rows";
+        throw;
+    }
+}
+template void mirror_incoming_rows(Batch&, const RowSet<float>&, const char*);
+template void mirror_incoming_rows(Batch&, const RowSet<double>&, const char*);
 
 void rows_changed(Batch& batch) {
     if (!batch.device) return;
-    const ScopedDevice current(batch.device->device);
-    with_states(batch, [&](auto&, auto& host) { mirror_rows(*batch.device, host, batch); });
+    DeviceBatch& device = *batch.device;
+    with_states(batch, [&](auto& state, auto&) {
+        // mirror_incoming_rows put these rows on the device; nothing is derived from them yet.
+        state.values_updated = false;
+        state.results_on_device = false;
+        state.propagation_mirrored = state.colored_mirrored = false;
+    });
+    device.host_rows_stale = device.host_results_stale = false;
 }
 
-void options_changed(Batch& batch) {
+void options_changing(Batch& batch, const steel_solve_options& incoming, const char* where) {
     if (!batch.device) return;
     const ScopedDevice current(batch.device->device);
-    with_states(batch, [&](auto& state, auto& host) {
-        if (state.has_rows)
-            size_solve_buffers(state, host.rows, batch.options, batch.device->stream);
-    });
+    try {
+        with_states(batch, [&](auto& state, auto& host) { // the host's rows, mirrored or not yet
+            if (host.has_rows) size_solve_buffers(state, host.rows, incoming, batch.device->stream);
+        });
+    } catch (Error& error) {
+        error.message = std::string(where) +
+                        ": sizing the device buffers for these options: " + error.message +
+                        "; the options are unchanged";
+        throw;
+    }
 }
 
 void solve(Batch& batch, void* stream, bool synchronous) {
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
+    const char* where = synchronous ? "steel_batch_solve" : "steel_batch_solve_async";
+    const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
+    const bool captured = !synchronous && capturing(on, where);
     if (synchronous) {
-        wait_for_pending(device);
+        wait_for_enqueued(device);
         device.host_results_stale = false; // this solve's results replace the pending ones
     }
-    const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
     with_states(batch, [&](auto& state, auto& host) {
+        ensure_rows_mirrored(device, host, batch, captured, where);
         if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
-            prepare_propagation(device, state, host, batch,
-                                synchronous ? "steel_batch_solve" : "steel_batch_solve_async");
+            prepare_propagation(device, state, host, batch, captured, where);
         launch_solve(state, batch.options, device.kernels, on);
         if (synchronous) {
             pull_results(device, host);
         } else {
+            note_enqueued(device, device.async_solve, on, captured, where);
             device.host_results_stale = true;
-            device.results_stream = on;
+            device.graph_solves = device.graph_solves || captured;
             host.solved = true; // the host readers settle first (settle_host_mirror)
         }
     });
@@ -406,18 +549,13 @@ void solve(Batch& batch, void* stream, bool synchronous) {
 void settle_host_mirror(Batch& batch) {
     if (!batch.device) return;
     const ScopedDevice current(batch.device->device);
-    DeviceBatch& device = *batch.device;
-    with_states(batch, [&](auto&, auto& host) {
-        if (device.host_rows_stale) pull_rows(device, host);
-        if (device.host_results_stale) pull_results(device, host);
-    });
+    with_states(batch, [&](auto&, auto& host) { settle(*batch.device, host); });
 }
 
 void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
-    wait_for_pending(device);
     // Counts first: they size everything else.
     const uint32_t worlds = rows.world_count;
     if (worlds != batch.desc.world_count)
@@ -469,24 +607,25 @@ void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* st
     // The CPU backend's validation; throws before changing anything.
     replace_rows(batch, host, "steel_batch_upload_rows_device");
     batch.scene.reset();
-    rows_changed(batch);
 }
 
 void update_values_from_device(Batch& batch, const steel_row_values_desc& values, void* stream) {
+    constexpr const char* where = "steel_batch_update_values_device";
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
-    with_states(batch, [&](auto& state, auto&) {
+    const bool captured = capturing(on, where);
+    with_states(batch, [&](auto& state, auto& host) {
         using Real = typename std::decay_t<decltype(state.rows.jy)>::value_type;
-        if (!state.has_rows)
-            fail(STEEL_ERROR_NO_DATA,
-                 "steel_batch_update_values_device: no rows have been uploaded to update");
+        if (!host.has_rows)
+            fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded to update", where));
+        ensure_rows_mirrored(device, host, batch, captured, where);
         DeviceRows<Real>& rows = state.rows;
         const uint64_t value_count = rows.jacobian.size();
         const auto copy = [&](const double* in, DeviceBuffer<Real>& out, uint64_t count) {
             if (in == nullptr || count == 0) return;
             convert_kernel<Real, double>
-                <<<std::min(blocks_for(count, 256), 4096u), 256, 0, on>>>(in, out.data(), count);
+                <<<grid_stride_blocks(count), kGridStrideThreads, 0, on>>>(in, out.data(), count);
         };
         copy(values.unconstrained_velocity, rows.unconstrained_velocity, rows.total_dofs);
         copy(values.jacobian, rows.jacobian, value_count);
@@ -495,12 +634,13 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
         copy(values.initial_impulse, rows.initial_impulse, rows.total_rows);
         if (values.jacobian || values.response)
             launch_values_kernels(rows.view(), rows.total_rows, StreamLaunch{on});
-        check_cuda(cudaGetLastError(), "steel_batch_update_values_device");
+        check_cuda(cudaGetLastError(), where);
         state.values_updated = true;
         state.propagation_mirrored = state.colored_mirrored = false;
     });
+    note_enqueued(device, device.values_update, on, captured, where);
     device.host_rows_stale = true;
-    device.rows_stream = on;
+    device.graph_updates_values = device.graph_updates_values || captured;
 }
 
 void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
@@ -508,26 +648,37 @@ void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capa
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
+    const bool captured = capturing(on, where);
     with_states(batch, [&](auto& state, auto& host) {
         if (!host.solved)
             fail(STEEL_ERROR_NO_DATA,
                  format("%s: the batch has not been solved since its last upload", where));
-        if (!state.results_on_device) { // results restored from a snapshot: the host has them
+        const bool impulses = which == DeviceOutput::impulse;
+        const uint64_t count = impulses ? host.rows.total_rows() : host.rows.total_dofs();
+        if (!output_wanted<uint64_t>(where, out, capacity, count, out_count, "values to write") ||
+            count == 0)
+            return;
+        if (!state.results_on_device) {
+            // Restored from a snapshot, or kept through an upload that failed: the host has them.
+            if (captured)
+                fail(STEEL_ERROR_UNSUPPORTED,
+                     format("%s: the last solve's results are on the host only (loaded from a "
+                            "snapshot, or kept through a failed upload); copying them to the "
+                            "device cannot be captured in a CUDA graph; read them once outside "
+                            "the capture first",
+                            where));
+            wait_for_enqueued(device);
             state.impulse.upload(host.results.impulse, device.stream);
             state.velocity.upload(host.results.velocity, device.stream);
             check_cuda(cudaStreamSynchronize(device.stream), where);
             state.results_on_device = true;
         }
-        const bool impulses = which == DeviceOutput::impulse;
-        const uint64_t count = impulses ? state.rows.total_rows : state.rows.total_dofs;
-        if (!output_wanted<uint64_t>(where, out, capacity, count, out_count, "values to write") ||
-            count == 0)
-            return;
         const auto* in = impulses ? state.impulse.data() : state.velocity.data();
         using Real = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
         convert_kernel<double, Real>
-            <<<std::min(blocks_for(count, 256), 4096u), 256, 0, on>>>(in, out, count);
+            <<<grid_stride_blocks(count), kGridStrideThreads, 0, on>>>(in, out, count);
         check_cuda(cudaGetLastError(), where);
+        note_enqueued(device, device.device_read, on, captured, where);
     });
 }
 

@@ -17,9 +17,7 @@ template <class T> class DeviceBuffer {
     DeviceBuffer() = default;
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() {
-        if (data_) cudaFree(data_);
-    }
+    ~DeviceBuffer() { release(data_); }
 
     T* data() const { return data_; }
     size_t size() const { return size_; }
@@ -29,7 +27,7 @@ template <class T> class DeviceBuffer {
         if (count > capacity_) {
             T* fresh = nullptr;
             check_cuda(cudaMalloc(&fresh, count * sizeof(T)), "cudaMalloc");
-            if (data_) cudaFree(data_);
+            release(data_);
             data_ = fresh;
             capacity_ = count;
         }
@@ -55,6 +53,11 @@ template <class T> class DeviceBuffer {
     }
 
   private:
+    // A failed free has nobody to tell; its error must not be blamed on a later launch check.
+    static void release(T* data) {
+        if (data && cudaFree(data) != cudaSuccess) (void)cudaGetLastError();
+    }
+
     T* data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;

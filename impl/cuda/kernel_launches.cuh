@@ -29,6 +29,14 @@ inline uint32_t blocks_for(uint64_t items, uint32_t per_block) {
     return uint32_t((items + per_block - 1) / per_block);
 }
 
+// Blocks of kGridStrideThreads for a grid-stride loop over `items` (convert_kernel): capped
+// before narrowing, so no count is too big for the grid.
+constexpr uint32_t kGridStrideThreads = 256;
+inline uint32_t grid_stride_blocks(uint64_t items) {
+    return uint32_t(
+        std::min<uint64_t>((items + kGridStrideThreads - 1) / kGridStrideThreads, 4096));
+}
+
 // Where a solve writes: buffers of the sizes size_solve_buffers (device_batch.cu) gives them.
 template <class Real> struct SolveOutputs {
     Real* impulse;            // [total_rows]

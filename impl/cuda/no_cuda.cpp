@@ -27,8 +27,11 @@ void attach_backend(Batch& batch, const char* where) {
     if (batch.desc.backend == STEEL_BACKEND_CUDA) not_built(where);
 }
 
+template <class Real> void mirror_incoming_rows(Batch&, const RowSet<Real>&, const char*) {}
+template void mirror_incoming_rows(Batch&, const RowSet<float>&, const char*);
+template void mirror_incoming_rows(Batch&, const RowSet<double>&, const char*);
 void rows_changed(Batch&) {}
-void options_changed(Batch&) {}
+void options_changing(Batch&, const steel_solve_options&, const char*) {}
 void solve(Batch&, void*, bool) {
     not_built("steel_batch_solve");
 }
