@@ -83,6 +83,12 @@ TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded fro
     steel_rows_desc bad = rows.desc;
     bad.world_count = builder.world_count() + 1;
     CHECK(steel_batch_upload_rows_device(batch, &bad, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
+    // A value_count past the caller's J and Y is refused before they are read.
+    bad = rows.desc;
+    bad.value_count = rows.desc.value_count + (uint64_t(1) << 40);
+    CHECK(steel_batch_upload_rows_device(batch, &bad, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(steel_last_error_message()).find("but the rows' blocks hold") !=
+          std::string::npos);
     REQUIRE_OK(steel_batch_solve(batch));
     CHECK(test::read_all(batch).impulses == host.impulses);
     REQUIRE_OK(steel_batch_destroy(batch));

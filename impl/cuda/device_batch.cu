@@ -19,6 +19,7 @@
 #include "preelimination_buffers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <variant>
@@ -114,8 +115,10 @@ struct DeviceBatch {
     // Which kernels run, from the environment when the batch was created (KernelChoice).
     KernelChoice kernels;
 
+    std::array<EnqueuedWork*, 3> enqueued() { return {&values_update, &async_solve, &device_read}; }
+
     ~DeviceBatch() {
-        for (const EnqueuedWork* work : {&values_update, &async_solve, &device_read})
+        for (const EnqueuedWork* work : enqueued())
             if (work->done) cudaEventDestroy(work->done);
         if (stream) cudaStreamDestroy(stream);
         (void)cudaGetLastError(); // nothing to report from here; keep later launch checks clean
@@ -131,12 +134,12 @@ void wait_for_enqueued(DeviceBatch& device) {
         check_cuda(cudaDeviceSynchronize(),
                    "waiting for the device (calls of this batch were captured in a CUDA graph)");
     } else {
-        for (EnqueuedWork* work : {&device.values_update, &device.async_solve, &device.device_read})
+        for (EnqueuedWork* work : device.enqueued())
             if (work->pending)
                 check_cuda(cudaEventSynchronize(work->done),
                            "waiting for the batch's work on a caller's stream");
     }
-    for (EnqueuedWork* work : {&device.values_update, &device.async_solve, &device.device_read})
+    for (EnqueuedWork* work : device.enqueued())
         work->pending = false;
 }
 
@@ -464,7 +467,7 @@ void attach_backend(Batch& batch, const char* where) {
     device->kernels = kernels_from_environment(where);
     device->device = find_device(where);
     check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
-    for (EnqueuedWork* work : {&device->values_update, &device->async_solve, &device->device_read})
+    for (EnqueuedWork* work : device->enqueued())
         check_cuda(cudaEventCreateWithFlags(&work->done, cudaEventDisableTiming), where);
     if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
         device->state.emplace<DeviceState<float>>();
@@ -576,6 +579,17 @@ void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* st
     const auto v_hat = stage(rows.unconstrained_velocity, total_dofs, on, "unconstrained_velocity");
     const auto block_offset = stage(rows.block_offset, 2 * total_rows, on, "block_offset");
     const auto block_length = stage(rows.block_length, 2 * total_rows, on, "block_length");
+    sync_staging(on);
+    // value_count says how much of the caller's J and Y to read: the blocks must hold exactly
+    // that many (the host check's rule), or the copy would run past the caller's arrays.
+    uint64_t held = 0;
+    for (const uint32_t length : block_length)
+        held += length;
+    if (!block_length.empty() && held != values)
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("steel_batch_upload_rows_device: value_count = %llu but the rows' blocks "
+                    "hold %llu values",
+                    (unsigned long long)values, (unsigned long long)held));
     const auto jacobian = stage(rows.jacobian, values, on, "jacobian");
     const auto response = stage(rows.response, values, on, "response");
     const auto bias = stage(rows.bias, total_rows, on, "bias");
