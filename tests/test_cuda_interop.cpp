@@ -63,6 +63,16 @@ struct DeviceRows {
     }
 };
 
+// A CUDA batch holding `builder`'s rows, solved once (which also loads every kernel it needs).
+steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision) {
+    const steel_batch batch =
+        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    REQUIRE_OK(steel_batch_solve(batch));
+    return batch;
+}
+
 } // namespace
 
 TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded from the host") {
@@ -97,11 +107,7 @@ TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded fro
 TEST_CASE("solve_async on a caller's stream, read into device memory, equals steel_batch_solve") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(22, 512);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const steel_batch batch =
-            cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
-        const steel_rows_desc rows = builder.desc();
-        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-        REQUIRE_OK(steel_batch_solve(batch));
+        const steel_batch batch = solved_batch(builder, precision);
         const test::Solved sync = test::read_all(batch);
 
         cudaStream_t stream = nullptr;
@@ -245,11 +251,7 @@ TEST_CASE("after graph replays on another stream, the host readers and a plain s
           "each and see its results") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(24, 256);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const steel_batch batch =
-            cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
-        const steel_rows_desc rows = builder.desc();
-        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-        REQUIRE_OK(steel_batch_solve(batch));
+        const steel_batch batch = solved_batch(builder, precision);
 
         std::vector<double> bias(builder.bias.size());
         double* device_bias = to_device(bias);
@@ -305,11 +307,7 @@ TEST_CASE("after graph replays on another stream, the host readers and a plain s
 TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps its solve's "
           "results, and a destroyed stream is no trouble") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(25, 128);
-    const steel_batch batch =
-        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-    REQUIRE_OK(steel_batch_solve(batch));
+    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64);
     const test::Solved first = test::read_all(batch);
 
     // The read waits behind 200 ms of host work on its stream; the upload and solve that follow
@@ -336,6 +334,7 @@ TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps 
     CHECK(second.impulses == scaled_bias_solve(builder, 2.0, STEEL_PRECISION_FLOAT64).impulses);
 
     // An asynchronous solve whose stream is gone before the host reads its results.
+    const steel_rows_desc rows = builder.desc();
     REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     REQUIRE_OK(steel_batch_solve_async(batch, stream));
     REQUIRE_CUDA(cudaStreamDestroy(stream));
