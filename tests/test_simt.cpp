@@ -38,7 +38,8 @@ TEST_CASE("simt: shuffles, votes and thread indices behave as on a GPU") {
     CHECK(simt::take_problems().empty());
 }
 
-TEST_CASE("simt: catches a divergent shuffle, a partial mask and a shared-memory overrun") {
+TEST_CASE("simt: catches a divergent shuffle, a partial mask, a full mask in a short warp and a "
+          "shared-memory overrun") {
     simt::launch({1, 1, 1}, {32, 1, 1}, 0, [] {
         if (threadIdx.x == 0)
             (void)__shfl_sync(0xffffffffu, 1.0, 0);
@@ -49,6 +50,15 @@ TEST_CASE("simt: catches a divergent shuffle, a partial mask and a shared-memory
 
     simt::launch({1, 1, 1}, {32, 1, 1}, 0, [] { (void)__shfl_sync(0xffffu, 1, 0); });
     CHECK(simt::take_problems().size() == 1);
+    // Only lane 9's mask is partial: every lane's is checked, not lane 0's alone.
+    simt::launch({1, 1, 1}, {32, 1, 1}, 0,
+                 [] { (void)__shfl_sync(threadIdx.x == 9 ? 0x7fffffffu : 0xffffffffu, 1, 0); });
+    CHECK(simt::take_problems().size() == 1);
+    // A full mask in a last warp of 16 lanes names 16 lanes that do not exist.
+    simt::launch({1, 1, 1}, {48, 1, 1}, 0, [] { (void)__shfl_sync(0xffffffffu, 1, 0); });
+    const std::vector<std::string> short_warp = simt::take_problems();
+    REQUIRE(short_warp.size() == 1);
+    CHECK(short_warp[0].find("warp of 16 lanes") != std::string::npos);
 
 #if !defined(__SANITIZE_ADDRESS__) // under ASan the overrun is ASan's to report
     simt::launch({2, 1, 1}, {32, 1, 1}, 64, [] {

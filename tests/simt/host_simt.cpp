@@ -234,7 +234,9 @@ void resume(Warp& warp, uint32_t lane) {
     switch_from_scheduler(warp, warp.lane[lane]);
 }
 
-// Checks a completed meeting of set `set`: same operation everywhere, full masks.
+// Checks a completed meeting of set `set`: same operation everywhere, every lane's mask full,
+// and 32 lanes to meet (a full mask names lanes that a shorter last warp does not have: on a
+// GPU that is undefined).
 void check_meeting(const Warp& warp, int set) {
     for (uint32_t lane = 0; lane < warp.lanes; ++lane) {
         if (warp.lane[lane].finished) {
@@ -247,9 +249,15 @@ void check_meeting(const Warp& warp, int set) {
                    " reached different warp operations (a divergent shuffle or sync)");
             return;
         }
+        if (warp.mask[set][lane] != 0xffffffffu) {
+            report(where(warp.block, warp.index) + ": lane " + std::to_string(lane) +
+                   " passed a partial mask to a warp operation");
+            return;
+        }
     }
-    if (warp.mask[set][0] != 0xffffffffu)
-        report(where(warp.block, warp.index) + ": a warp operation with a partial mask");
+    if (warp.lanes < 32)
+        report(where(warp.block, warp.index) + ": a full-mask warp operation in a warp of " +
+               std::to_string(warp.lanes) + " lanes (the block's size is not a multiple of 32)");
 }
 
 // A fresh fiber that will start in lane_entry. (getcontext returns twice, hence a function of

@@ -5,7 +5,8 @@
 // the very kernels the GPU runs (tests/test_cuda_emulated.cpp).
 //
 // What it checks on the way: that the 32 lanes of a warp reach the same warp operation each time
-// (a divergent shuffle is a bug the GPU would not report), that masks are full, that a launch
+// (a divergent shuffle is a bug the GPU would not report), that every lane's mask is full and
+// names 32 lanes that exist (a block of a multiple of 32 threads), that a launch
 // stays inside the 48 KB of shared memory a kernel gets without opting in, and that a kernel
 // stays inside the dynamic shared memory it was launched with (ASan poisons the rest; without
 // ASan a guard pattern is checked after each block). Problems are collected, not thrown:
