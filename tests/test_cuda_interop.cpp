@@ -310,18 +310,23 @@ TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps 
     const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64);
     const test::Solved first = test::read_all(batch);
 
-    // The read waits behind 200 ms of host work on its stream; the upload and solve that follow
-    // at once must not overwrite the results before it has read them.
-    cudaStream_t stream = nullptr;
+    // The impulses' read waits behind 200 ms of host work on its stream, and the velocities' is
+    // read on a second stream after it: the upload and solve that follow at once must wait for
+    // both reads, not only the last one, before overwriting the results.
+    cudaStream_t stream = nullptr, second_stream = nullptr;
     REQUIRE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    double* impulses = nullptr;
+    REQUIRE_CUDA(cudaStreamCreateWithFlags(&second_stream, cudaStreamNonBlocking));
+    double *impulses = nullptr, *velocities = nullptr;
     REQUIRE_CUDA(cudaMalloc(&impulses, first.impulses.size() * sizeof(double)));
+    REQUIRE_CUDA(cudaMalloc(&velocities, first.velocities.size() * sizeof(double)));
     REQUIRE_CUDA(cudaLaunchHostFunc(
         stream, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(200)); },
         nullptr));
-    uint64_t count = 0;
+    uint64_t count = 0, velocity_count = 0;
     REQUIRE_OK(
         steel_batch_read_impulses_device(batch, impulses, first.impulses.size(), &count, stream));
+    REQUIRE_OK(steel_batch_read_velocities_device(batch, velocities, first.velocities.size(),
+                                                  &velocity_count, second_stream));
     scenes::RowsBuilder doubled = builder;
     for (double& b : doubled.bias)
         b *= 2;
@@ -329,7 +334,11 @@ TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps 
     REQUIRE_OK(steel_batch_upload_rows(batch, &doubled_rows));
     REQUIRE_OK(steel_batch_solve(batch));
     REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    REQUIRE_CUDA(cudaStreamSynchronize(second_stream));
     CHECK(to_host(impulses, count) == first.impulses);
+    CHECK(to_host(velocities, velocity_count) == first.velocities);
+    cudaStreamDestroy(second_stream);
+    cudaFree(velocities);
     const test::Solved second = test::read_all(batch);
     CHECK(second.impulses == scaled_bias_solve(builder, 2.0, STEEL_PRECISION_FLOAT64).impulses);
 

@@ -554,7 +554,8 @@ STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, 
  * need and copy its results to the host. The batch's other calls (uploads, set_options,
  * steel_batch_solve) wait for it too, so the caller may destroy `stream` right after a call.
  * Once a call has been captured in a CUDA graph, the batch cannot see the replays: it then
- * waits for the whole device, and each host read copies the results back again.
+ * waits for the whole device (cudaDeviceSynchronize, which CUDA forbids while another thread
+ * captures in cudaStreamCaptureModeGlobal), and each host read copies the results back again.
  */
 
 /* steel_batch_upload_rows with every array of *rows a device pointer (rows itself is host
@@ -591,7 +592,8 @@ STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const
 /* steel_batch_solve on `stream`, returning before the device finishes: no host
  * synchronization and no allocation (buffers are sized at upload and set_options), so it can
  * be captured in a CUDA graph. The graph keeps the options of its capture and the batch's
- * buffers, which stay valid until the next upload (an update_values_device keeps them).
+ * buffers, which stay valid until an upload or set_options that needs bigger buffers, or an
+ * upload that fails (an update_values_device keeps them).
  * Capture (steel_batch_set_capture) does not record async solves.
  * The first propagation solve after an upload builds and mirrors its trees and colors, so it
  * allocates and waits; inside a capture it is refused with UNSUPPORTED (nothing enqueued):

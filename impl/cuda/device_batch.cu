@@ -19,7 +19,6 @@
 #include "preelimination_buffers.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <variant>
@@ -90,19 +89,22 @@ class ScopedDevice {
 
 } // namespace
 
-// Work of the batch's enqueued on a caller's stream, and an event recorded after it: the
-// batch's later calls wait for the event, which outlives the stream (the caller may destroy it).
+// The batch's work on one of the callers' streams, and an event recorded after its last call
+// there: the batch's later calls wait for the event, which outlives the stream (the caller may
+// destroy it). Streams are told apart by cudaStreamGetId, which no later stream reuses.
 struct EnqueuedWork {
+    unsigned long long stream_id = 0;
     cudaEvent_t done = nullptr;
-    bool pending = false;
 };
 
 struct DeviceBatch {
     int device = 0;
     cudaStream_t stream = nullptr; // the batch's own, for synchronous calls
     std::variant<DeviceState<float>, DeviceState<double>> state;
-    // The last values update, asynchronous solve and device read on a caller's stream.
-    EnqueuedWork values_update, async_solve, device_read;
+    // Values updates, asynchronous solves and device reads not yet waited for, one entry a
+    // stream; and events to reuse.
+    std::vector<EnqueuedWork> enqueued;
+    std::vector<cudaEvent_t> spare_events;
     // The host mirror lacks a device values update, or an asynchronous solve's results.
     bool host_rows_stale = false;
     bool host_results_stale = false;
@@ -115,11 +117,11 @@ struct DeviceBatch {
     // Which kernels run, from the environment when the batch was created (KernelChoice).
     KernelChoice kernels;
 
-    std::array<EnqueuedWork*, 3> enqueued() { return {&values_update, &async_solve, &device_read}; }
-
     ~DeviceBatch() {
-        for (const EnqueuedWork* work : enqueued())
-            if (work->done) cudaEventDestroy(work->done);
+        for (const EnqueuedWork& work : enqueued)
+            cudaEventDestroy(work.done);
+        for (cudaEvent_t event : spare_events)
+            cudaEventDestroy(event);
         if (stream) cudaStreamDestroy(stream);
         (void)cudaGetLastError(); // nothing to report from here; keep later launch checks clean
     }
@@ -134,13 +136,13 @@ void wait_for_enqueued(DeviceBatch& device) {
         check_cuda(cudaDeviceSynchronize(),
                    "waiting for the device (calls of this batch were captured in a CUDA graph)");
     } else {
-        for (EnqueuedWork* work : device.enqueued())
-            if (work->pending)
-                check_cuda(cudaEventSynchronize(work->done),
-                           "waiting for the batch's work on a caller's stream");
+        for (const EnqueuedWork& work : device.enqueued)
+            check_cuda(cudaEventSynchronize(work.done),
+                       "waiting for the batch's work on a caller's stream");
     }
-    for (EnqueuedWork* work : device.enqueued())
-        work->pending = false;
+    for (const EnqueuedWork& work : device.enqueued)
+        device.spare_events.push_back(work.done);
+    device.enqueued.clear();
 }
 
 // Whether `on` is capturing a CUDA graph (an invalidated capture counts: nothing runs until it
@@ -157,15 +159,29 @@ bool capturing(cudaStream_t on, const char* where) {
     return status != cudaStreamCaptureStatusNone;
 }
 
-// After the batch enqueued `work` on a caller's stream: how its later calls wait for it.
-void note_enqueued(DeviceBatch& device, EnqueuedWork& work, cudaStream_t on, bool captured,
-                   const char* where) {
+// After the batch enqueued work on a caller's stream: how its later calls wait for it. One
+// event a stream is enough (a stream runs in order), so re-record the stream's own.
+void note_enqueued(DeviceBatch& device, cudaStream_t on, bool captured, const char* where) {
     if (captured) {
         device.graph_captured = true;
         return;
     }
-    check_cuda(cudaEventRecord(work.done, on), where);
-    work.pending = true;
+    unsigned long long id = 0;
+    check_cuda(cudaStreamGetId(on, &id), where);
+    auto work = std::find_if(device.enqueued.begin(), device.enqueued.end(),
+                             [&](const EnqueuedWork& w) { return w.stream_id == id; });
+    if (work == device.enqueued.end()) {
+        cudaEvent_t event = nullptr;
+        if (device.spare_events.empty()) {
+            check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), where);
+        } else {
+            event = device.spare_events.back();
+            device.spare_events.pop_back();
+        }
+        device.enqueued.push_back({id, event});
+        work = device.enqueued.end() - 1;
+    }
+    check_cuda(cudaEventRecord(work->done, on), where);
 }
 
 } // namespace
@@ -308,12 +324,13 @@ template <class Real> void pull_rows(DeviceBatch& device, BatchState<Real>& host
     device.host_rows_stale = false;
 }
 
-// Copies back to the host what device work changed since the host last looked: the updated
-// rows, the last solve's results. Once a graph holds such calls, every time (after waiting for
-// the whole device), since its replays are not seen.
-template <class Real> void settle(DeviceBatch& device, BatchState<Real>& host) {
+// Copies back to the host what device work changed since the host last looked: the last
+// solve's results and, if asked, the updated rows. Once a graph holds such calls, every time
+// (after waiting for the whole device), since its replays are not seen.
+template <class Real> void settle(DeviceBatch& device, BatchState<Real>& host, bool rows_too) {
     const DeviceState<Real>& state = device_state<Real>(device);
-    const bool rows = device.host_rows_stale || (device.graph_updates_values && state.has_rows);
+    const bool rows =
+        rows_too && (device.host_rows_stale || (device.graph_updates_values && state.has_rows));
     const bool results = device.host_results_stale ||
                          (device.graph_solves && state.results_on_device && host.solved);
     if (!rows && !results) return;
@@ -331,7 +348,7 @@ template <class Real>
 void mirror_rows(DeviceBatch& device, BatchState<Real>& host, const RowSet<Real>& rows,
                  const steel_solve_options& options) {
     DeviceState<Real>& state = device_state<Real>(device);
-    settle(device, host);
+    settle(device, host, /*rows_too=*/true); // the host keeps these if the mirror fails
     wait_for_enqueued(device); // a device read may still be reading the results
     state.has_rows = false;
     state.results_on_device = false;
@@ -467,8 +484,6 @@ void attach_backend(Batch& batch, const char* where) {
     device->kernels = kernels_from_environment(where);
     device->device = find_device(where);
     check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
-    for (EnqueuedWork* work : device->enqueued())
-        check_cuda(cudaEventCreateWithFlags(&work->done, cudaEventDisableTiming), where);
     if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
         device->state.emplace<DeviceState<float>>();
     else
@@ -529,11 +544,10 @@ void solve(Batch& batch, void* stream, bool synchronous) {
     const char* where = synchronous ? "steel_batch_solve" : "steel_batch_solve_async";
     const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
     const bool captured = !synchronous && capturing(on, where);
-    if (synchronous) {
-        wait_for_enqueued(device);
-        device.host_results_stale = false; // this solve's results replace the pending ones
-    }
+    if (synchronous) wait_for_enqueued(device);
     with_states(batch, [&](auto& state, auto& host) {
+        // A capture file (STEEL_CAPTURE) records the rows this solve reads.
+        if (synchronous && !batch.capture_path.empty()) settle(device, host, /*rows_too=*/true);
         ensure_rows_mirrored(device, host, batch, captured, where);
         if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
             prepare_propagation(device, state, host, batch, captured, where);
@@ -541,7 +555,7 @@ void solve(Batch& batch, void* stream, bool synchronous) {
         if (synchronous) {
             pull_results(device, host);
         } else {
-            note_enqueued(device, device.async_solve, on, captured, where);
+            note_enqueued(device, on, captured, where);
             device.host_results_stale = true;
             device.graph_solves = device.graph_solves || captured;
             host.solved = true; // the host readers settle first (settle_host_mirror)
@@ -552,13 +566,25 @@ void solve(Batch& batch, void* stream, bool synchronous) {
 void settle_host_mirror(Batch& batch) {
     if (!batch.device) return;
     const ScopedDevice current(batch.device->device);
-    with_states(batch, [&](auto&, auto& host) { settle(*batch.device, host); });
+    with_states(batch, [&](auto&, auto& host) { settle(*batch.device, host, /*rows_too=*/true); });
+}
+
+void settle_host_results(Batch& batch) {
+    if (!batch.device) return;
+    const ScopedDevice current(batch.device->device);
+    with_states(batch, [&](auto&, auto& host) { settle(*batch.device, host, /*rows_too=*/false); });
 }
 
 void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
+    if (capturing(on, "steel_batch_upload_rows_device"))
+        fail(STEEL_ERROR_UNSUPPORTED,
+             "steel_batch_upload_rows_device: stream is capturing a CUDA graph, and the upload "
+             "reads the rows to the host to check them; upload outside the capture (the "
+             "per-step numbers go through steel_batch_update_values_device, which can be "
+             "captured)");
     // Counts first: they size everything else.
     const uint32_t worlds = rows.world_count;
     if (worlds != batch.desc.world_count)
@@ -582,16 +608,20 @@ void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* st
     sync_staging(on);
     // value_count says how much of the caller's J and Y to read: the blocks must hold exactly
     // that many (the host check's rule), or the copy would run past the caller's arrays.
+    // Without the counts or the block lengths J and Y are not read: the host check refuses
+    // those, naming the missing array.
     uint64_t held = 0;
     for (const uint32_t length : block_length)
         held += length;
-    if (!block_length.empty() && held != values)
+    const bool blocks_given =
+        !dofs.empty() && !row_counts.empty() && (!block_length.empty() || total_rows == 0);
+    if (blocks_given && held != values)
         fail(STEEL_ERROR_INVALID_ARGUMENT,
              format("steel_batch_upload_rows_device: value_count = %llu but the rows' blocks "
                     "hold %llu values",
                     (unsigned long long)values, (unsigned long long)held));
-    const auto jacobian = stage(rows.jacobian, values, on, "jacobian");
-    const auto response = stage(rows.response, values, on, "response");
+    const auto jacobian = stage(rows.jacobian, blocks_given ? values : 0, on, "jacobian");
+    const auto response = stage(rows.response, blocks_given ? values : 0, on, "response");
     const auto bias = stage(rows.bias, total_rows, on, "bias");
     const auto kind = stage(rows.kind, total_rows, on, "kind");
     const auto lower = stage(rows.lower, total_rows, on, "lower");
@@ -652,7 +682,7 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
         state.values_updated = true;
         state.propagation_mirrored = state.colored_mirrored = false;
     });
-    note_enqueued(device, device.values_update, on, captured, where);
+    note_enqueued(device, on, captured, where);
     device.host_rows_stale = true;
     device.graph_updates_values = device.graph_updates_values || captured;
 }
@@ -692,7 +722,7 @@ void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capa
         convert_kernel<double, Real>
             <<<grid_stride_blocks(count), kGridStrideThreads, 0, on>>>(in, out, count);
         check_cuda(cudaGetLastError(), where);
-        note_enqueued(device, device.device_read, on, captured, where);
+        note_enqueued(device, on, captured, where);
     });
 }
 

@@ -1,5 +1,5 @@
 // One typed device allocation that only grows: uploads of the same size reuse it, so pointers
-// captured in a CUDA graph stay valid until a bigger upload, and a solve never allocates.
+// captured in a CUDA graph stay valid until the buffer must grow, and a solve never allocates.
 #pragma once
 
 #include "cuda_check.cuh"

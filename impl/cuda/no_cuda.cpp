@@ -36,6 +36,7 @@ void solve(Batch&, void*, bool) {
     not_built("steel_batch_solve");
 }
 void settle_host_mirror(Batch&) {}
+void settle_host_results(Batch&) {}
 void upload_rows_from_device(Batch&, const steel_rows_desc&, void*) {
     not_built("steel_batch_upload_rows_device");
 }
