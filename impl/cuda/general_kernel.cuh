@@ -38,6 +38,9 @@ warp_general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
         used = __shfl_sync(kFullMask, used, 0);
         step[0] = __shfl_sync(kFullMask, step[0], 0);
         step[1] = __shfl_sync(kFullMask, step[1], 0);
+        // The partner's dot above read v where this row's axpy may write on another lane (its
+        // blocks can list the DOFs otherwise): only shuffles lie between, so say it plainly.
+        if (pair) __syncwarp();
         warp_slice_axpy(current, step[0], velocity, lane);
         if (used == 2) {
             __syncwarp(); // the partner's blocks may give a DOF to another lane
