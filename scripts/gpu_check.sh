@@ -124,38 +124,37 @@ bounded() { # seconds, command...: runs it under that timeout, or says it did no
     echo "rc $? (timeout ${seconds}s)"
 }
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if [ $gpu_rc -eq 77 ] || [ $gpu_rc -eq 124 ] || [ $gpu_rc -eq 137 ] || [ -z "$sanitizer" ] ||
-    [ "$(within 60)" -lt 60 ]; then
-    step "compute-sanitizer: skipped (GPU tests rc $gpu_rc, tool '${sanitizer:-none}', $(( SECONDS - started ))s in)"
-elif [ $gpu_rc -ne 0 ]; then
-    # A GPU test failed: memcheck over all of them says first whether a kernel went out of bounds.
-    step "compute-sanitizer memcheck on every GPU test (they failed: rc $gpu_rc)"
-    {
-        # All but the test whose allocations are meant to fail (the tool counts those as errors).
+sanitizer_runs() {
+    if [ $gpu_rc -ne 0 ]; then
+        # A GPU test failed: memcheck over all of them says first whether a kernel went out of
+        # bounds. All but the test whose allocations are meant to fail (the tool counts those).
         echo "## memcheck: steel_cuda_tests, all cases but the out-of-memory one"
         bounded 200 "$sanitizer" --tool memcheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
             -tce='out of device memory*'
-    } >"$log_dir/sanitizer.log" 2>&1
-    keep sanitizer.log
-    grep -E '^(## |rc |not run)|ERROR SUMMARY|^=+ (Invalid|Error)|^=+ +at |TEST CASE|ERROR:' "$log_dir/sanitizer.log" | head -40
+        return
+    fi
+    echo "## memcheck: every path's kernels, pre-elimination, the propagation kernels"
+    bounded 100 "$sanitizer" --tool memcheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
+        -tc='GPU general sweep and dense path*,GPU bilateral pre-elimination*,GPU propagation solve*'
+    echo "## memcheck: the example (values update, async solve, device reads, a graph)"
+    bounded 40 "$sanitizer" --tool memcheck --error-exitcode 9 \
+        "$build/examples/steel_example_cuda_falling_boxes"
+    echo "## racecheck (shared memory): the general and dense kernels, the colored kernel"
+    bounded 45 "$sanitizer" --tool racecheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
+        -tc='GPU isolates a world*,GPU propagation solve*free bodies*'
+    echo "## synccheck (warp synchronization)"
+    bounded 45 "$sanitizer" --tool synccheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
+        -tc='GPU isolates a world*,GPU propagation solve*free bodies*,GPU bilateral pre-elimination*'
+}
+if [ $gpu_rc -eq 77 ] || [ $gpu_rc -eq 124 ] || [ $gpu_rc -eq 137 ] || [ -z "$sanitizer" ] ||
+    [ "$(within 60)" -lt 60 ]; then
+    step "compute-sanitizer: skipped (GPU tests rc $gpu_rc, tool '${sanitizer:-none}', $(( SECONDS - started ))s in)"
 else
-    step "compute-sanitizer (memcheck, racecheck, synccheck)"
-    {
-        echo "## memcheck: every path's kernels, pre-elimination, the propagation kernels"
-        bounded 100 "$sanitizer" --tool memcheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
-            -tc='GPU general sweep and dense path*,GPU bilateral pre-elimination*,GPU propagation solve*'
-        echo "## memcheck: the example (values update, async solve, device reads, a graph)"
-        bounded 40 "$sanitizer" --tool memcheck --error-exitcode 9 \
-            "$build/examples/steel_example_cuda_falling_boxes"
-        echo "## racecheck (shared memory): the general and dense kernels, the colored kernel"
-        bounded 45 "$sanitizer" --tool racecheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
-            -tc='GPU isolates a world*,GPU propagation solve*free bodies*'
-        echo "## synccheck (warp synchronization)"
-        bounded 45 "$sanitizer" --tool synccheck --error-exitcode 9 "$build/tests/steel_cuda_tests" \
-            -tc='GPU isolates a world*,GPU propagation solve*free bodies*,GPU bilateral pre-elimination*'
-    } >"$log_dir/sanitizer.log" 2>&1
+    step "compute-sanitizer (GPU tests rc $gpu_rc: $([ $gpu_rc -eq 0 ] && echo "memcheck, racecheck, synccheck" || echo "memcheck on all of them"))"
+    sanitizer_runs >"$log_dir/sanitizer.log" 2>&1
     keep sanitizer.log
-    grep -E '^(## |rc |not run)|ERROR SUMMARY|^=+ (Invalid|Race|Barrier|Error)' "$log_dir/sanitizer.log" | head -30
+    grep -E '^(## |rc |not run)|ERROR SUMMARY|^=+ (Invalid|Race|Barrier|Error)|^=+ +at |TEST CASE|ERROR:' \
+        "$log_dir/sanitizer.log" | head -40
 fi
 
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
