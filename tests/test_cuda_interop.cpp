@@ -2,6 +2,7 @@
 // device, solve_async on a caller's stream, results read into device memory, and a solve
 // captured in a CUDA graph and replayed. Everything is compared with the host-side calls.
 #include "cuda_support.hpp"
+#include "test_snapshot_support.hpp"
 
 #include <cuda_runtime.h>
 
@@ -350,6 +351,40 @@ TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps 
     CHECK(test::read_all(batch).impulses == first.impulses);
     cudaFree(impulses);
     REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+TEST_CASE("a capture file records the rows a device values update left, so its replay solves "
+          "the same") {
+    const scenes::RowsBuilder builder = cuda_test::random_batch(26, 64);
+    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64);
+    const std::string path = snaptest::temporary_path("cuda_capture.steel");
+    REQUIRE_OK(steel_batch_set_capture(batch, path.c_str()));
+    std::vector<double> bias = builder.bias;
+    for (double& b : bias)
+        b *= 0.5;
+    double* device_bias = to_device(bias);
+    steel_row_values_desc values;
+    steel_row_values_desc_default(&values);
+    values.bias = device_bias;
+    REQUIRE_OK(steel_batch_update_values_device(batch, &values, nullptr));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved solved = test::read_all(batch);
+    CHECK(solved.impulses == scaled_bias_solve(builder, 0.5, STEEL_PRECISION_FLOAT64).impulses);
+
+    // One record: a little-endian byte count, then the snapshot of the batch as it solved.
+    const std::vector<uint8_t> stream = snaptest::read_bytes(path);
+    REQUIRE(stream.size() > 4);
+    const uint32_t size = uint32_t(stream[0]) | uint32_t(stream[1]) << 8 |
+                          uint32_t(stream[2]) << 16 | uint32_t(stream[3]) << 24;
+    REQUIRE(stream.size() == 4 + uint64_t(size));
+    steel_batch replay{};
+    REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, stream.data() + 4, size, &replay));
+    REQUIRE_OK(steel_batch_solve(replay));
+    CHECK(test::read_all(replay).impulses == solved.impulses);
+    REQUIRE_OK(steel_batch_destroy(replay));
+    REQUIRE_OK(steel_batch_destroy(batch));
+    cudaFree(device_bias);
+    std::remove(path.c_str());
 }
 
 TEST_CASE("out of device memory, an upload and an options change are refused and change "
