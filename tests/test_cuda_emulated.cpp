@@ -348,6 +348,15 @@ PlanShape colored_plan_shape(const steel_scene_desc& desc) {
     return shape;
 }
 
+// check_propagation_bits in both precisions, to a fixed sweep count (tolerance 0) and to
+// `tolerance`.
+void check_propagation_bits_each(const steel_scene_desc& desc, int32_t solve_mode,
+                                 double tolerance) {
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
+        for (double stop_at : {0.0, tolerance})
+            check_propagation_bits(desc, solve_mode, precision, stop_at);
+}
+
 } // namespace
 
 TEST_CASE("Emulated CUDA propagation kernel, colored, free bodies: the CPU's colored solve bit "
@@ -367,9 +376,7 @@ TEST_CASE("Emulated CUDA propagation kernel, colored, free bodies: the CPU's col
     const PlanShape shape = colored_plan_shape(desc);
     CHECK(shape.widest_color > 32);
     CHECK(shape.serial_rows > 0);
-    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
-        for (double tolerance : {0.0, 1e-2})
-            check_propagation_bits(desc, STEEL_SOLVE_COLORED, precision, tolerance);
+    check_propagation_bits_each(desc, STEEL_SOLVE_COLORED, 1e-2);
 }
 
 TEST_CASE("Emulated CUDA propagation kernel: v in global memory when a world's DOFs overflow "
@@ -400,9 +407,7 @@ TEST_CASE("Emulated CUDA propagation kernel through trees, serial and colored: t
     CHECK(shape.tree_contacts > 0);
     CHECK(shape.serial_rows > 0);
     for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
-        for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
-            for (double tolerance : {0.0, 1e-3})
-                check_propagation_bits(desc, mode, precision, tolerance);
+        check_propagation_bits_each(desc, mode, 1e-3);
 }
 
 TEST_CASE("Emulated CUDA propagation kernel, colored, several trees a world: a color's tree "
@@ -427,9 +432,7 @@ TEST_CASE("Emulated CUDA propagation kernel, colored, several trees a world: a c
     const PlanShape shape = colored_plan_shape(desc);
     CHECK(shape.widest_tree_color > 32);
     CHECK(shape.serial_rows > 0);
-    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
-        for (double tolerance : {0.0, 1e-3})
-            check_propagation_bits(desc, STEEL_SOLVE_COLORED, precision, tolerance);
+    check_propagation_bits_each(desc, STEEL_SOLVE_COLORED, 1e-3);
 }
 
 TEST_CASE("Emulated CUDA kernels: bilateral pre-elimination matches the CPU backend") {

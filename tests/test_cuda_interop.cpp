@@ -74,6 +74,25 @@ steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision) 
     return batch;
 }
 
+// `builder`'s biases times `scale`: what a device values update writes in these tests.
+std::vector<double> scaled_bias(const scenes::RowsBuilder& builder, double scale) {
+    std::vector<double> bias = builder.bias;
+    for (double& b : bias)
+        b *= scale;
+    return bias;
+}
+
+// The CUDA backend's own solve of `builder` with its biases scaled: what a replay of a graph
+// that updates the biases and solves must give.
+test::Solved scaled_bias_solve(const scenes::RowsBuilder& builder, double scale,
+                               int32_t precision) {
+    scenes::RowsBuilder scaled = builder;
+    scaled.bias = scaled_bias(builder, scale);
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    return cuda_test::solve(scaled, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
+}
+
 } // namespace
 
 TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded from the host") {
@@ -127,10 +146,7 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         // The same solve captured in a graph and replayed, after new values from the device.
         steel_row_values_desc values;
         steel_row_values_desc_default(&values);
-        std::vector<double> bias = builder.bias;
-        for (double& b : bias)
-            b *= 0.5;
-        double* device_bias = to_device(bias);
+        double* device_bias = to_device(scaled_bias(builder, 0.5));
         values.bias = device_bias;
         cudaGraph_t graph = nullptr;
         cudaGraphExec_t exec = nullptr;
@@ -148,12 +164,7 @@ TEST_CASE("solve_async on a caller's stream, read into device memory, equals ste
         REQUIRE_CUDA(cudaStreamSynchronize(stream));
         const std::vector<double> replayed = to_host(impulses, count);
 
-        scenes::RowsBuilder halved = builder;
-        halved.bias = bias;
-        steel_solve_options options;
-        steel_solve_options_default(&options);
-        const test::Solved expected =
-            cuda_test::solve(halved, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
+        const test::Solved expected = scaled_bias_solve(builder, 0.5, precision);
         CHECK(replayed == expected.impulses);
         CHECK(test::read_all(batch).impulses == expected.impulses);
 
@@ -236,18 +247,6 @@ TEST_CASE("a propagation solve replays from a CUDA graph, and waits for a new sc
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
-// The CUDA backend's own solve of `builder` with its biases scaled: what a replay of a graph
-// that updates the biases and solves must give.
-test::Solved scaled_bias_solve(const scenes::RowsBuilder& builder, double scale,
-                               int32_t precision) {
-    scenes::RowsBuilder scaled = builder;
-    for (double& b : scaled.bias)
-        b *= scale;
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    return cuda_test::solve(scaled, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
-}
-
 TEST_CASE("after graph replays on another stream, the host readers and a plain solve wait for "
           "each and see its results") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(24, 256);
@@ -276,8 +275,7 @@ TEST_CASE("after graph replays on another stream, the host readers and a plain s
         // each read must wait for its replay and copy what that replay wrote, not the last.
         for (double scale : {0.5, 0.25, 2.0}) {
             const test::Solved expected = scaled_bias_solve(builder, scale, precision);
-            for (size_t i = 0; i < bias.size(); ++i)
-                bias[i] = builder.bias[i] * scale;
+            bias = scaled_bias(builder, scale);
             REQUIRE_CUDA(cudaMemcpyAsync(device_bias, bias.data(), bias.size() * sizeof(double),
                                          cudaMemcpyHostToDevice, other));
             REQUIRE_CUDA(cudaGraphLaunch(exec, other));
@@ -287,8 +285,7 @@ TEST_CASE("after graph replays on another stream, the host readers and a plain s
         }
         // A plain solve waits for a replay in flight, then solves the rows it updated.
         const test::Solved halved = scaled_bias_solve(builder, 0.5, precision);
-        for (size_t i = 0; i < bias.size(); ++i)
-            bias[i] = builder.bias[i] * 0.5;
+        bias = scaled_bias(builder, 0.5);
         REQUIRE_CUDA(cudaMemcpyAsync(device_bias, bias.data(), bias.size() * sizeof(double),
                                      cudaMemcpyHostToDevice, other));
         REQUIRE_CUDA(cudaGraphLaunch(exec, other));
@@ -329,8 +326,7 @@ TEST_CASE("work on a caller's stream is waited for: a delayed device read keeps 
     REQUIRE_OK(steel_batch_read_velocities_device(batch, velocities, first.velocities.size(),
                                                   &velocity_count, second_stream));
     scenes::RowsBuilder doubled = builder;
-    for (double& b : doubled.bias)
-        b *= 2;
+    doubled.bias = scaled_bias(builder, 2.0);
     const steel_rows_desc doubled_rows = doubled.desc();
     REQUIRE_OK(steel_batch_upload_rows(batch, &doubled_rows));
     REQUIRE_OK(steel_batch_solve(batch));
@@ -359,10 +355,7 @@ TEST_CASE("a capture file records the rows a device values update left, so its r
     const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64);
     const std::string path = snaptest::temporary_path("cuda_capture.steel");
     REQUIRE_OK(steel_batch_set_capture(batch, path.c_str()));
-    std::vector<double> bias = builder.bias;
-    for (double& b : bias)
-        b *= 0.5;
-    double* device_bias = to_device(bias);
+    double* device_bias = to_device(scaled_bias(builder, 0.5));
     steel_row_values_desc values;
     steel_row_values_desc_default(&values);
     values.bias = device_bias;
