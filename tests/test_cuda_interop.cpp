@@ -381,7 +381,7 @@ TEST_CASE("a capture file records the rows a device values update left, so its r
 }
 
 TEST_CASE("out of device memory, an upload and an options change are refused and change "
-          "nothing") {
+          "nothing, a captured graph's buffers included") {
     // Two worlds, a stack and a one-DOF world; the big upload gives the second world 2^20 DOFs
     // and 16 rows across all of them (J and Y 128 MiB each), more than is left on the device.
     scenes::RowsBuilder small;
@@ -414,6 +414,25 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
 
     double* impulses = nullptr;
     REQUIRE_CUDA(cudaMalloc(&impulses, before.impulses.size() * sizeof(double)));
+    // A graph captured now holds the batch's buffers: a refused upload must leave them all.
+    cudaStream_t stream = nullptr;
+    REQUIRE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    uint64_t count = 0;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const steel_status solve = steel_batch_solve_async(batch, stream);
+    const steel_status read =
+        steel_batch_read_impulses_device(batch, impulses, before.impulses.size(), &count, stream);
+    REQUIRE_CUDA(cudaStreamEndCapture(stream, &graph));
+    REQUIRE_OK(solve);
+    REQUIRE_OK(read);
+    REQUIRE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    const auto release_graph = [&] {
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
+    };
 
     // Take nearly all the device's free memory (given back however the test ends).
     struct Hog {
@@ -437,6 +456,7 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
     if (!hog.taken) {
         MESSAGE("not run: could not take all but 192 MiB of the device's " << (free_bytes >> 20)
                                                                            << " MiB free");
+        release_graph();
         cudaFree(impulses);
         REQUIRE_OK(steel_batch_destroy(batch));
         return;
@@ -456,18 +476,24 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
     REQUIRE_OK(steel_batch_get_options(batch, &options_after));
     CHECK(options_after.iterations == options_before.iterations);
     CHECK(options_after.record_residual_history == options_before.record_residual_history);
-    // The last solve's results are still there, on the host and (sent back) on the device.
+    // The graph replays on the buffers it captured, none of them moved or freed, with the
+    // memory still taken.
+    REQUIRE_CUDA(cudaMemset(impulses, 0, before.impulses.size() * sizeof(double)));
+    REQUIRE_CUDA(cudaGraphLaunch(exec, stream));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    CHECK(to_host(impulses, count) == before.impulses);
+    // The last solve's results are still there, on the host and on the device.
     CHECK(test::read_all(batch).impulses == before.impulses);
-    uint64_t count = 0;
     hog.release();
     REQUIRE_OK(
         steel_batch_read_impulses_device(batch, impulses, before.impulses.size(), &count, nullptr));
     REQUIRE_CUDA(cudaDeviceSynchronize());
     CHECK(to_host(impulses, count) == before.impulses);
-    // With the memory back, the batch mirrors its own rows again and solves as before.
+    // With the memory back, the batch solves as before, and takes the big upload.
     REQUIRE_OK(steel_batch_solve(batch));
     CHECK(test::read_all(batch).impulses == before.impulses);
     REQUIRE_OK(steel_batch_upload_rows(batch, &big_rows));
+    release_graph();
     cudaFree(impulses);
     REQUIRE_OK(steel_batch_destroy(batch));
 }

@@ -592,8 +592,8 @@ STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const
 /* steel_batch_solve on `stream`, returning before the device finishes: no host
  * synchronization and no allocation (buffers are sized at upload and set_options), so it can
  * be captured in a CUDA graph. The graph keeps the options of its capture and the batch's
- * buffers, which stay valid until an upload or set_options that needs bigger buffers, or an
- * upload that fails (an update_values_device keeps them).
+ * buffers, which stay valid until an upload or set_options that needs bigger buffers (one
+ * refused with OUT_OF_MEMORY, and an update_values_device, keep them).
  * Capture (steel_batch_set_capture) does not record async solves.
  * The first propagation solve after an upload builds and mirrors its trees and colors, so it
  * allocates and waits; inside a capture it is refused with UNSUPPORTED (nothing enqueued):

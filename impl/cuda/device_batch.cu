@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -276,26 +277,36 @@ int find_device(const char* where) {
     return device;
 }
 
-// Sizes every buffer a solve with these options writes, so that the solve allocates nothing.
-// Buffers only grow, so a failure part way leaves each at least as big as before.
-template <class Real>
-void size_solve_buffers(DeviceState<Real>& state, const RowSet<Real>& rows,
-                        const steel_solve_options& options, cudaStream_t stream) {
-    state.impulse.resize(rows.total_rows());
-    state.velocity.resize(rows.total_dofs());
-    state.momentum_scratch.resize(2 * size_t(rows.total_rows()) + rows.total_dofs());
-    state.stats.resize(rows.world_count);
-    state.world_path.resize(rows.world_count);
+// Names, for upload_all_or_nothing, every buffer a solve with these options writes (room only,
+// so that the solve allocates nothing) and, where `layout` is given, pre-elimination's room and
+// world bases.
+template <class Real, class Pass>
+void fill_solve_buffers(DeviceState<Real>& state, const RowSet<Real>& rows,
+                        const steel_solve_options& options, const PreeliminationLayout* layout,
+                        Pass& pass) {
+    pass.size(state.impulse, rows.total_rows());
+    pass.size(state.velocity, rows.total_dofs());
+    pass.size(state.momentum_scratch, 2 * size_t(rows.total_rows()) + rows.total_dofs());
+    pass.size(state.stats, rows.world_count);
+    pass.size(state.world_path, rows.world_count);
     if (options.record_residual_history)
-        state.history.resize(size_t(rows.world_count) * options.iterations);
-    if (options.enable_bilateral_preelimination && !state.preelimination_sized) {
-        const PreeliminationLayout layout = preelimination_layout(rows);
-        state.preelimination.resize(layout);
-        state.world_value_base.upload(layout.world_value_base, stream);
-        state.world_schur_base.upload(layout.world_schur_base, stream);
-        check_cuda(cudaStreamSynchronize(stream), "sizing the pre-elimination buffers");
-        state.preelimination_sized = true;
+        pass.size(state.history, size_t(rows.world_count) * options.iterations);
+    if (layout) {
+        state.preelimination.size_each(
+            *layout, [&](auto& array, uint64_t count) { pass.size(array, count); });
+        pass(state.world_value_base, layout->world_value_base);
+        pass(state.world_schur_base, layout->world_schur_base);
     }
+}
+
+// Pre-elimination's layout for these rows when the options want its room and it is not there.
+template <class Real>
+std::optional<PreeliminationLayout>
+missing_preelimination(const DeviceState<Real>& state, const RowSet<Real>& rows,
+                       const steel_solve_options& options, bool rows_replaced) {
+    if (!options.enable_bilateral_preelimination) return std::nullopt;
+    if (state.preelimination_sized && !rows_replaced) return std::nullopt;
+    return preelimination_layout(rows);
 }
 
 template <class Real> void pull_results(DeviceBatch& device, BatchState<Real>& host) {
@@ -340,23 +351,34 @@ template <class Real> void settle(DeviceBatch& device, BatchState<Real>& host, b
 }
 
 // Mirrors `rows` (the batch's own, or an upload's about to replace them) and sizes the solve's
-// buffers for them. The device's rows count as absent until all of it is done, so a failure
-// (out of device memory) leaves a batch that mirrors its host rows again when next needed.
-// The device's results are given up: the host has them (settled first), and
-// read_to_device sends them back if asked.
+// buffers for them. Room for all of it is made first, all or nothing: out of device memory, the
+// device is left exactly as it was (its rows, its results, the pointers a captured graph holds).
+// Once the copies start, the device's rows count as absent until they are done, so a failure
+// there leaves a batch that mirrors its host rows again when next needed. The device's results
+// are given up: the host has them (settled first), and read_to_device sends them back if asked.
 template <class Real>
 void mirror_rows(DeviceBatch& device, BatchState<Real>& host, const RowSet<Real>& rows,
                  const steel_solve_options& options) {
     DeviceState<Real>& state = device_state<Real>(device);
     settle(device, host, /*rows_too=*/true); // the host keeps these if the mirror fails
     wait_for_enqueued(device); // a device read may still be reading the results
-    state.has_rows = false;
-    state.results_on_device = false;
-    state.propagation_mirrored = state.colored_mirrored = false;
-    state.preelimination_sized = false;
-    state.rows.upload(rows, device.stream);
-    size_solve_buffers(state, rows, options, device.stream);
+    const std::optional<PreeliminationLayout> layout =
+        missing_preelimination(state, rows, options, /*rows_replaced=*/true);
+    upload_all_or_nothing<CudaMemory>(
+        [&](auto& pass) {
+            state.rows.fill(rows, pass);
+            fill_solve_buffers(state, rows, options, layout ? &*layout : nullptr, pass);
+        },
+        [&] {
+            state.has_rows = false;
+            state.results_on_device = false;
+            state.propagation_mirrored = state.colored_mirrored = false;
+            state.preelimination_sized = false;
+            state.rows.take_shape(rows);
+        },
+        device.stream);
     check_cuda(cudaStreamSynchronize(device.stream), "mirroring the rows to the device");
+    state.preelimination_sized = layout.has_value();
     state.has_rows = true;
 }
 
@@ -468,9 +490,16 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
                     "capture) once first",
                     where));
     prepare_response_data(host, batch.options, batch.scene.get(), batch.pool, where);
-    if (!state.propagation_mirrored)
-        state.propagation.upload(*host.propagation, host.rows.total_dofs(), device.stream);
-    if (colored && !state.colored_mirrored) state.colored.upload(*host.colored, device.stream);
+    const bool trees = !state.propagation_mirrored, colors = colored && !state.colored_mirrored;
+    upload_all_or_nothing<CudaMemory>(
+        [&](auto& pass) {
+            if (trees) state.propagation.fill(*host.propagation, host.rows.total_dofs(), pass);
+            if (colors) state.colored.fill(*host.colored, pass);
+        },
+        [&] {
+            if (trees) state.propagation.max_depth = host.propagation->max_depth;
+        },
+        device.stream);
     check_cuda(cudaStreamSynchronize(device.stream), "uploading the response data to the device");
     state.propagation_mirrored = true;
     state.colored_mirrored = state.colored_mirrored || colored;
@@ -528,7 +557,19 @@ void options_changing(Batch& batch, const steel_solve_options& incoming, const c
     const ScopedDevice current(batch.device->device);
     try {
         with_states(batch, [&](auto& state, auto& host) { // the host's rows, mirrored or not yet
-            if (host.has_rows) size_solve_buffers(state, host.rows, incoming, batch.device->stream);
+            if (!host.has_rows) return;
+            wait_for_enqueued(*batch.device); // a grown buffer's old memory is freed
+            const std::optional<PreeliminationLayout> layout =
+                missing_preelimination(state, host.rows, incoming, /*rows_replaced=*/false);
+            const cudaStream_t stream = batch.device->stream;
+            upload_all_or_nothing<CudaMemory>(
+                [&](auto& pass) {
+                    fill_solve_buffers(state, host.rows, incoming, layout ? &*layout : nullptr,
+                                       pass);
+                },
+                [] {}, stream);
+            check_cuda(cudaStreamSynchronize(stream), "sizing the device buffers");
+            state.preelimination_sized = state.preelimination_sized || layout.has_value();
         });
     } catch (Error& error) {
         error.message = std::string(where) +

@@ -19,21 +19,22 @@ template <class Real> struct DeviceColored {
     DeviceBuffer<uint32_t> world_color_offset, color_pack_offset, world_serial_offset, serial_rows,
         color_contact_offset, contact_rows;
 
-    void upload(const colored::ColoredPlan<Real>& plan, cudaStream_t stream) {
-        packs.jacobian.upload(plan.packs.jacobian, stream);
-        packs.response.upload(plan.packs.response, stream);
-        packs.bias.upload(plan.packs.bias, stream);
-        packs.jy.upload(plan.packs.jy, stream);
-        packs.regularization.upload(plan.packs.regularization, stream);
-        packs.friction.upload(plan.packs.friction, stream);
-        packs.velocity_offset.upload(plan.packs.velocity_offset, stream);
-        packs.impulse_index.upload(plan.packs.impulse_index, stream);
-        world_color_offset.upload(plan.world_color_offset, stream);
-        color_pack_offset.upload(plan.color_pack_offset, stream);
-        world_serial_offset.upload(plan.world_serial_offset, stream);
-        serial_rows.upload(plan.serial_rows, stream);
-        color_contact_offset.upload(plan.color_contact_offset, stream);
-        contact_rows.upload(plan.contact_rows, stream);
+    // Names every array with what goes in it, for upload_all_or_nothing.
+    template <class Pass> void fill(const colored::ColoredPlan<Real>& plan, Pass& pass) {
+        pass(packs.jacobian, plan.packs.jacobian);
+        pass(packs.response, plan.packs.response);
+        pass(packs.bias, plan.packs.bias);
+        pass(packs.jy, plan.packs.jy);
+        pass(packs.regularization, plan.packs.regularization);
+        pass(packs.friction, plan.packs.friction);
+        pass(packs.velocity_offset, plan.packs.velocity_offset);
+        pass(packs.impulse_index, plan.packs.impulse_index);
+        pass(world_color_offset, plan.world_color_offset);
+        pass(color_pack_offset, plan.color_pack_offset);
+        pass(world_serial_offset, plan.world_serial_offset);
+        pass(serial_rows, plan.serial_rows);
+        pass(color_contact_offset, plan.color_contact_offset);
+        pass(contact_rows, plan.contact_rows);
     }
 
     ColoredView<Real> view() const { return colored_view_of<Real>(*this); }

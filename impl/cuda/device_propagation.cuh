@@ -22,30 +22,32 @@ template <class Real> struct DevicePropagation {
     DeviceBuffer<Real> bias, body_change, joint_impulse;
     DeviceBuffer<int32_t> path;
 
-    void upload(const propagation::PropagationSet<Real>& set, uint32_t total_dofs,
-                cudaStream_t stream) {
-        world_body_offset.upload(set.world_body_offset, stream);
-        dof_first.upload(set.dof_first, stream);
-        dof_count.upload(set.dof_count, stream);
-        d_inverse_offset.upload(set.d_inverse_offset, stream);
-        row_term_offset.upload(set.row_term_offset, stream);
-        term_dof.upload(set.term_dof, stream);
-        parent.upload(set.parent, stream);
-        dof_body.upload(set.dof_body, stream);
-        term_body.upload(set.term_body, stream);
-        immediate_blocks.upload(set.immediate_blocks, stream);
-        d_inverse.upload(set.d_inverse, stream);
-        body_response.upload(set.body_response, stream);
-        subspace.upload(set.subspace, stream);
-        transmitted.upload(set.transmitted, stream);
-        denominator.upload(set.denominator, stream);
-        term_value.upload(set.term_value, stream);
-        max_depth = set.max_depth;
+    // Names every array with what goes in it, for upload_all_or_nothing; max_depth is the
+    // caller's to set once the arrays are sized.
+    template <class Pass>
+    void fill(const propagation::PropagationSet<Real>& set, uint32_t total_dofs, Pass& pass) {
+        pass(world_body_offset, set.world_body_offset);
+        pass(dof_first, set.dof_first);
+        pass(dof_count, set.dof_count);
+        pass(d_inverse_offset, set.d_inverse_offset);
+        pass(row_term_offset, set.row_term_offset);
+        pass(term_dof, set.term_dof);
+        pass(parent, set.parent);
+        pass(dof_body, set.dof_body);
+        pass(term_body, set.term_body);
+        pass(immediate_blocks, set.immediate_blocks);
+        pass(d_inverse, set.d_inverse);
+        pass(body_response, set.body_response);
+        pass(subspace, set.subspace);
+        pass(transmitted, set.transmitted);
+        pass(denominator, set.denominator);
+        pass(term_value, set.term_value);
         const size_t bodies = set.parent.size();
-        bias.resize(6 * bodies);
-        body_change.resize(6 * bodies);
-        joint_impulse.resize(total_dofs);
-        path.resize(size_t(set.world_count) * kWarpSize * path_stride()); // a path per lane
+        pass.size(bias, 6 * bodies);
+        pass.size(body_change, 6 * bodies);
+        pass.size(joint_impulse, total_dofs);
+        // A path per lane.
+        pass.size(path, size_t(set.world_count) * kWarpSize * std::max(set.max_depth, 1u));
     }
 
     uint32_t path_stride() const { return std::max(max_depth, 1u); }

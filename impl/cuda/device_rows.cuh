@@ -18,21 +18,26 @@ template <class Real> struct DeviceRows {
         regularization, initial_impulse, jy, cone_cross_01, cone_cross_10;
     DeviceBuffer<int32_t> kind, normal_row;
 
-    void upload(const RowSet<Real>& set, cudaStream_t stream) {
+    // Names every array with the host array it mirrors, for upload_all_or_nothing.
+    template <class Pass> void fill(const RowSet<Real>& set, Pass& pass) {
+        pass(world_dof_offset, set.world_dof_offset);
+        pass(world_row_offset, set.world_row_offset);
+        pass(block_offset, set.block_offset);
+        pass(block_length, set.block_length);
+        pass(value_offset, set.value_offset);
+        pass(kind, set.kind);
+        pass(normal_row, set.normal_row);
+        for_each_value_array(set, [&](DeviceBuffer<Real>& device, const std::vector<Real>& host) {
+            pass(device, host);
+        });
+    }
+
+    // The counts and shape that go with the arrays fill copies.
+    void take_shape(const RowSet<Real>& set) {
         world_count = set.world_count;
         total_dofs = set.total_dofs();
         total_rows = set.total_rows();
         shape = rows_shape(set);
-        world_dof_offset.upload(set.world_dof_offset, stream);
-        world_row_offset.upload(set.world_row_offset, stream);
-        block_offset.upload(set.block_offset, stream);
-        block_length.upload(set.block_length, stream);
-        value_offset.upload(set.value_offset, stream);
-        kind.upload(set.kind, stream);
-        normal_row.upload(set.normal_row, stream);
-        for_each_value_array(set, [&](DeviceBuffer<Real>& device, const std::vector<Real>& host) {
-            device.upload(host, stream);
-        });
     }
 
     // The arrays steel_batch_update_values_device may change (and what follows from them),

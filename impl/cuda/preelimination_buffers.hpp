@@ -85,21 +85,26 @@ template <class Real, template <class> class Array> struct PreeliminationArrays 
 
     // Sizes every array for the layout (the world bases are the caller's to place).
     void resize(const PreeliminationLayout& layout) {
+        size_each(layout, [](auto& array, uint64_t count) { array.resize(count); });
+    }
+
+    // Calls size(array, count) with every array's size for the layout.
+    template <class Size> void size_each(const PreeliminationLayout& layout, Size&& size) {
         const uint64_t rows = layout.total_rows, dofs = layout.total_dofs;
         for (Array<uint32_t>* a : {&kept_rows, &bilateral_rows, &kept_index})
-            a->resize(rows);
-        block_offset.resize(2 * rows);
-        block_length.resize(2 * rows);
-        value_offset.resize(rows + layout.world_count);
-        jacobian.resize(layout.world_value_base.back());
-        response.resize(layout.world_value_base.back());
-        unconstrained_velocity.resize(dofs);
+            size(*a, rows);
+        size(block_offset, 2 * rows);
+        size(block_length, 2 * rows);
+        size(value_offset, rows + layout.world_count);
+        size(jacobian, layout.world_value_base.back());
+        size(response, layout.world_value_base.back());
+        size(unconstrained_velocity, dofs);
         for (Array<Real>* a : {&bias, &lower, &upper, &friction, &regularization, &initial_impulse,
                                &jy, &cross_01, &cross_10, &solved, &kept_impulse})
-            a->resize(rows);
-        schur.resize(layout.world_schur_base.back());
-        kind.resize(rows);
-        normal_row.resize(rows);
+            size(*a, rows);
+        size(schur, layout.world_schur_base.back());
+        size(kind, rows);
+        size(normal_row, rows);
     }
 
     PreeliminationBuffers<Real> view(const uint64_t* world_value_base,
