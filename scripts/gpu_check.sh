@@ -58,6 +58,17 @@ if [ -z "${STEEL_GPU_PREBUILT:-}" ]; then
         { tail -40 "$build/build.err"; exit 2; }
 fi
 mkdir -p "$log_dir"
+# A stage built from other sources still runs (the device's time is not wasted twice), but says so.
+if [ -n "${STEEL_GPU_PREBUILT:-}" ]; then
+    if [ "$(cat "$build/SOURCES" 2>/dev/null)" = "$(bash scripts/source_fingerprint.sh)" ]; then
+        stage_line="built from these sources"
+    else
+        stage_line="STALE: built from other sources than these (rerun scripts/gpu_prebuild.sh)"
+    fi
+    step "prebuilt stage $build: $stage_line"
+else
+    stage_line="built here"
+fi
 # The example and the demo link libsteel.so.0, which lies in $build (a staged one too).
 export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -72,7 +83,7 @@ keep steel_cuda_tests.log
 tail -25 "$log_dir/steel_cuda_tests.log"
 
 step "CUDA-related CPU tests (steel_tests)"
-timeout 120 "$build/tests/steel_tests" -tc='*CUDA*,*dense_entry*,*device-pointer*,*default structs*,simt*' \
+timeout 120 "$build/tests/steel_tests" -tc='*CUDA*,*dense_entry*,*device-pointer*,*default structs*,simt*,device buffers*' \
     >"$log_dir/steel_tests.log" 2>&1
 cpu_rc=$?
 keep steel_tests.log
@@ -185,6 +196,7 @@ verdict() { case "$1" in 0) echo pass ;; 77) echo "SKIPPED (no device seen)" ;; 
     echo
     echo "== summary after $(( SECONDS - started ))s (logs in $log_dir)"
     echo "device:           $device_line"
+    echo "programs:         $stage_line"
     echo "GPU tests:        $(verdict $gpu_rc)   $(grep -E '^\[doctest\] (test cases|assertions)' "$log_dir/steel_cuda_tests.log" | tr '\n' ' ')"
     echo "CPU CUDA tests:   $(verdict $cpu_rc)"
     echo "CUDA example:     $(verdict $example_rc)"

@@ -32,4 +32,6 @@ ln -s "$soname" "$stage/libsteel.so"
 cp "$build/tests/steel_tests" "$build/tests/steel_cuda_tests" "$stage/tests/"
 cp "$build/bench/bench_cuda" "$stage/bench/"
 cp "$build/examples/steel_example_cuda_falling_boxes" "$build/examples/steel_demo" "$stage/examples/"
+# What they were built from, for gpu_check.sh to compare with the sources beside it.
+bash scripts/source_fingerprint.sh >"$stage/SOURCES"
 du -sh "$stage"

@@ -97,7 +97,7 @@ constexpr long kGrowAllocations = 3;
 
 } // namespace
 
-TEST_CASE("a buffer growth that runs out of room part way leaves every buffer as it was") {
+TEST_CASE("device buffers: a growth that runs out of room part way leaves every buffer as it was") {
     for (long room = 0; room < kGrowAllocations; ++room) {
         CAPTURE(room);
         Three t;
@@ -119,7 +119,8 @@ TEST_CASE("a buffer growth that runs out of room part way leaves every buffer as
     }
 }
 
-TEST_CASE("a committed buffer growth frees what the grown buffers held and keeps the rest") {
+TEST_CASE(
+    "device buffers: a committed growth frees what the grown buffers held and keeps the rest") {
     Three t;
     const Seen before(t);
     const size_t live_before = CountedMemory::live.size();
@@ -145,7 +146,7 @@ TEST_CASE("a committed buffer growth frees what the grown buffers held and keeps
     CHECK(contents(t.doubles) == std::vector<double>{0.5, -1.5, 2.25});
 }
 
-TEST_CASE("a buffer growth that ends without commit puts everything back") {
+TEST_CASE("device buffers: a growth that ends without commit puts everything back") {
     Three t;
     const Seen before(t);
     const size_t live_before = CountedMemory::live.size();
@@ -157,7 +158,7 @@ TEST_CASE("a buffer growth that ends without commit puts everything back") {
     CHECK(CountedMemory::live.size() == live_before);
 }
 
-TEST_CASE("one buffer that cannot grow keeps its memory and contents") {
+TEST_CASE("device buffers: one that cannot grow keeps its memory and contents") {
     Buffer<double> buffer;
     buffer.upload({1.0, 2.0}, 0);
     const void* data = buffer.data();
@@ -174,7 +175,7 @@ TEST_CASE("one buffer that cannot grow keeps its memory and contents") {
     CHECK(contents(buffer) == std::vector<double>{1.0, 2.0});
 }
 
-TEST_CASE("upload_all_or_nothing copies only after all the room is made") {
+TEST_CASE("device buffers: upload_all_or_nothing copies only after all the room is made") {
     const std::vector<int32_t> ints(64, 5);
     const std::vector<double> doubles = {1, 2, 3};
     for (long room : {0L, 1L, -1L}) {
