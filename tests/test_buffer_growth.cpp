@@ -210,3 +210,16 @@ TEST_CASE("device buffers: upload_all_or_nothing copies only after all the room 
         }
     }
 }
+
+TEST_CASE("device buffers: a copy into a buffer sized for another count is refused") {
+    Buffer<double> buffer;
+    buffer.upload({1.0, 2.0}, 0);
+    steel_status status = STEEL_OK;
+    try {
+        buffer.copy_in({1.0, 2.0, 3.0}, 0); // would run past the allocation
+    } catch (const steel::Error& error) {
+        status = error.status;
+    }
+    CHECK(status == STEEL_ERROR_INTERNAL);
+    CHECK(contents(buffer) == std::vector<double>{1.0, 2.0});
+}

@@ -402,9 +402,10 @@ template <class Real>
 void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
                   const KernelChoice& kernels, cudaStream_t stream) {
     const DeviceRows<Real>& rows = state.rows;
-    // Sized by options_changing for these options; a smaller buffer would be a bug here.
+    // Sized by options_changing for these options; a smaller buffer would be a bug here. (Its
+    // size may be a refused set_options' when a copy failed after the room was made.)
     if (options.record_residual_history &&
-        state.history.size() < size_t(rows.world_count) * options.iterations)
+        state.history.capacity() < size_t(rows.world_count) * options.iterations)
         fail(STEEL_ERROR_INTERNAL, "launching the solve: the residual history buffer is too small");
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
@@ -490,6 +491,7 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
                     "capture) once first",
                     where));
     prepare_response_data(host, batch.options, batch.scene.get(), batch.pool, where);
+    wait_for_enqueued(device); // a grown buffer's old memory is freed
     const bool trees = !state.propagation_mirrored, colors = colored && !state.colored_mirrored;
     upload_all_or_nothing<CudaMemory>(
         [&](auto& pass) {

@@ -11,6 +11,8 @@
 //   static void copy_out(void* to, const void* from, size_t bytes, Stream);
 #pragma once
 
+#include "../error.hpp"
+
 #include <cstddef>
 #include <vector>
 
@@ -57,6 +59,10 @@ template <class T, class Memory> class GrowableBuffer {
 
     // Copies host in; the buffer must already have host's size (a BufferGrowth sized it).
     void copy_in(const std::vector<T>& host, typename Memory::Stream stream) {
+        if (host.size() != extent_.size)
+            fail(STEEL_ERROR_INTERNAL,
+                 format("copying %zu values into a device buffer sized for %zu", host.size(),
+                        extent_.size));
         if (!host.empty())
             Memory::copy_in(extent_.data, host.data(), host.size() * sizeof(T), stream);
     }
