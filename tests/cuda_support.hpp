@@ -95,8 +95,20 @@ inline scenes::RowsBuilder overflowing_middle_world() {
     return builder;
 }
 
-// Random worlds of 1 to 24 rows over 1 to 5 bodies of 1 to 7 DOFs (rows up to 14 values).
+// How many of `worlds` a GPU test makes. On the emulated device (tests/fake_cuda/), where each
+// warp operation is 32 fiber switches, a sixteenth (at least 8): the same paths, in seconds.
+inline uint32_t device_worlds(uint32_t worlds) {
+#if defined(STEEL_EMULATED_CUDA)
+    return std::max<uint32_t>(8, worlds / 16);
+#else
+    return worlds;
+#endif
+}
+
+// Random worlds of 1 to 24 rows over 1 to 5 bodies of 1 to 7 DOFs (rows up to 14 values); on the
+// emulated device, fewer (device_worlds).
 inline scenes::RowsBuilder random_batch(uint64_t seed, uint32_t worlds) {
+    worlds = device_worlds(worlds);
     std::mt19937_64 rng(seed);
     scenes::RowsBuilder builder;
     for (uint32_t w = 0; w < worlds; ++w) {

@@ -478,7 +478,8 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
     CHECK(options_after.record_residual_history == options_before.record_residual_history);
     // The graph replays on the buffers it captured, none of them moved or freed, with the
     // memory still taken.
-    REQUIRE_CUDA(cudaMemset(impulses, 0, before.impulses.size() * sizeof(double)));
+    // (On `stream`: the legacy stream's cudaMemset would not be ordered with a non-blocking one.)
+    REQUIRE_CUDA(cudaMemsetAsync(impulses, 0, before.impulses.size() * sizeof(double), stream));
     REQUIRE_CUDA(cudaGraphLaunch(exec, stream));
     REQUIRE_CUDA(cudaStreamSynchronize(stream));
     CHECK(to_host(impulses, count) == before.impulses);

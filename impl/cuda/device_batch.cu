@@ -27,8 +27,7 @@
 
 namespace steel::cuda {
 
-namespace {
-
+// Named, not in the anonymous namespace: DeviceBatch (device_backend.hpp's type) holds it.
 template <class Real> struct DeviceState {
     DeviceRows<Real> rows;
     bool has_rows = false;
@@ -50,13 +49,22 @@ template <class Real> struct DeviceState {
     bool results_on_device = false; // the device buffers hold the last solve's results
 };
 
-// launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh.
+namespace {
+
+// launch(kernel, blocks, threads, shared_bytes, arguments...) for kernel_launches.cuh and
+// every other launch here. The CPU tests compile this file with g++ against an emulated runtime
+// (tests/fake_cuda/), where a launch is a call to enqueue.
 struct StreamLaunch {
     cudaStream_t stream;
     template <class... Params, class... Args>
     void operator()(void (*kernel)(Params...), uint32_t blocks, uint32_t threads,
                     size_t shared_bytes, const Args&... args) const {
+#if defined(STEEL_EMULATED_CUDA)
+        (void)fake_cuda::launch(stream, blocks, threads, shared_bytes,
+                                [kernel, args...] { kernel(args...); });
+#else
         kernel<<<blocks, threads, shared_bytes, stream>>>(args...);
+#endif
     }
 };
 
@@ -711,8 +719,8 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
         const uint64_t value_count = rows.jacobian.size();
         const auto copy = [&](const double* in, DeviceBuffer<Real>& out, uint64_t count) {
             if (in == nullptr || count == 0) return;
-            convert_kernel<Real, double>
-                <<<grid_stride_blocks(count), kGridStrideThreads, 0, on>>>(in, out.data(), count);
+            StreamLaunch{on}(convert_kernel<Real, double>, grid_stride_blocks(count),
+                             kGridStrideThreads, 0, in, out.data(), count);
         };
         copy(values.unconstrained_velocity, rows.unconstrained_velocity, rows.total_dofs);
         copy(values.jacobian, rows.jacobian, value_count);
@@ -762,8 +770,8 @@ void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capa
         }
         const auto* in = impulses ? state.impulse.data() : state.velocity.data();
         using Real = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
-        convert_kernel<double, Real>
-            <<<grid_stride_blocks(count), kGridStrideThreads, 0, on>>>(in, out, count);
+        StreamLaunch{on}(convert_kernel<double, Real>, grid_stride_blocks(count),
+                         kGridStrideThreads, 0, in, out, count);
         check_cuda(cudaGetLastError(), where);
         note_enqueued(device, on, captured, where);
     });

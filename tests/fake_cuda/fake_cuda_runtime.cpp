@@ -1,0 +1,586 @@
+// The emulated CUDA runtime behind tests/fake_cuda/cuda_runtime.h. It is as lazy as CUDA allows,
+// so that a missing wait shows as a wrong number instead of passing by luck:
+//
+// - Work on a stream runs only when something waits for it: a stream, event or device
+//   synchronization, a copy into pageable host memory (which returns only once done), cudaFree
+//   (which synchronizes the device), or work on the legacy default stream (NULL), which waits
+//   for all work before it on blocking streams (and they for it).
+// - A copy from host memory reads it when called (CUDA stages pageable memory at once).
+// - Memory is host memory with a device-sized limit; copies are checked to stay inside one
+//   allocation on the device side; a freed allocation is gone (AddressSanitizer reports a kernel
+//   or copy that still touches it).
+// - Graph capture records what a capturing stream is given; a synchronizing or allocating call
+//   made while a capture is open in this thread (ThreadLocal) or any thread (Global) invalidates
+//   the capture and fails, as CUDA does; so does a copy from or to host memory in a capture.
+// - A stream used after cudaStreamDestroy answers cudaErrorInvalidResourceHandle (the real
+//   runtime's behaviour is undefined); its pending work still runs when waited for.
+// - Kernels run in the SIMT emulation; a problem it catches (a divergent warp operation, shared
+//   memory overrun) is printed and makes the device fail from then on, like a kernel fault.
+//
+// One global lock: the emulation runs one kernel at a time.
+#include "cuda_runtime.h"
+
+#include "../simt/host_simt.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct Operation {
+    std::function<void()> run;
+    // Work on another stream that must be done first (the legacy default stream's ordering).
+    std::vector<std::pair<CUstream_st*, uint64_t>> after;
+};
+
+struct CUgraph_st {
+    std::vector<std::function<void()>> operations;
+};
+
+struct CUgraphExec_st {
+    std::vector<std::function<void()>> operations;
+};
+
+struct CUstream_st {
+    bool blocking = true; // not cudaStreamNonBlocking: ordered with the legacy stream
+    bool destroyed = false;
+    unsigned long long id = 0;
+    std::deque<Operation> pending; // enqueued, not yet run
+    uint64_t enqueued = 0;         // operations ever enqueued
+    uint64_t done = 0;             // of those, run
+    // An open capture.
+    std::unique_ptr<CUgraph_st> capture;
+    bool capture_invalidated = false;
+    cudaStreamCaptureMode capture_mode = cudaStreamCaptureModeGlobal;
+    std::thread::id capture_thread;
+};
+
+struct CUevent_st {
+    CUstream_st* stream = nullptr; // where it was last recorded; null: never (complete)
+    uint64_t position = 0;         // done once that stream has run this many operations
+};
+
+namespace {
+
+std::recursive_mutex lock;
+using Guard = std::lock_guard<std::recursive_mutex>;
+
+cudaError_t last_error = cudaSuccess;
+bool device_failed = false; // sticky, after a kernel fault
+thread_local int current_device = 0;
+
+CUstream_st legacy_stream;
+std::vector<std::unique_ptr<CUstream_st>> streams; // every stream ever made, destroyed ones too
+unsigned long long next_stream_id = 1;
+std::set<CUevent_st*> events;
+std::set<CUgraph_st*> graphs;
+std::set<CUgraphExec_st*> execs;
+
+size_t memory_limit = size_t(1) << 30;
+size_t memory_used = 0;
+std::map<uintptr_t, size_t> allocations; // start -> bytes
+
+cudaError_t answer(cudaError_t error) {
+    if (error != cudaSuccess) last_error = error;
+    return error;
+}
+
+CUstream_st* stream_of(cudaStream_t stream) {
+    return stream ? stream : &legacy_stream;
+}
+
+bool known_stream(cudaStream_t stream) {
+    if (!stream) return true;
+    for (const auto& s : streams)
+        if (s.get() == stream) return !s->destroyed;
+    return false;
+}
+
+// The allocation that pointer points into (or just past): its start and size.
+bool find_allocation(const void* pointer, uintptr_t& start, size_t& size) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(pointer);
+    auto it = allocations.upper_bound(at);
+    if (it == allocations.begin()) return false;
+    --it;
+    if (at - it->first > it->second) return false;
+    start = it->first;
+    size = it->second;
+    return true;
+}
+
+// [pointer, pointer + bytes) lies inside one allocation.
+bool on_device(const void* pointer, size_t bytes) {
+    uintptr_t start = 0;
+    size_t size = 0;
+    if (!find_allocation(pointer, start, size)) return false;
+    const size_t offset = reinterpret_cast<uintptr_t>(pointer) - start;
+    return bytes <= size - offset;
+}
+
+bool is_device_pointer(const void* pointer) {
+    uintptr_t start = 0;
+    size_t size = 0;
+    return find_allocation(pointer, start, size) &&
+           (reinterpret_cast<uintptr_t>(pointer) - start < size || size == 0);
+}
+
+void run_until(CUstream_st* stream, uint64_t position);
+
+void run_one(CUstream_st* stream) {
+    Operation operation = std::move(stream->pending.front());
+    stream->pending.pop_front();
+    for (const auto& [other, position] : operation.after)
+        run_until(other, position);
+    if (!device_failed) operation.run();
+    ++stream->done;
+}
+
+// Runs stream's work until it has run `position` operations.
+void run_until(CUstream_st* stream, uint64_t position) {
+    while (stream->done < position && !stream->pending.empty())
+        run_one(stream);
+}
+
+void run_all() {
+    for (bool ran = true; ran;) {
+        ran = !legacy_stream.pending.empty();
+        run_until(&legacy_stream, legacy_stream.enqueued);
+        for (const auto& s : streams) {
+            ran = ran || !s->pending.empty();
+            run_until(s.get(), s->enqueued);
+        }
+    }
+}
+
+// A call that synchronizes or allocates, made while a capture is open where CUDA forbids it:
+// the capture is invalidated and the call fails.
+bool capture_forbids(const char* /*what*/) {
+    bool forbidden = false;
+    for (const auto& s : streams) {
+        if (!s->capture || s->destroyed) continue;
+        const bool applies = s->capture_mode == cudaStreamCaptureModeGlobal ||
+                             (s->capture_mode == cudaStreamCaptureModeThreadLocal &&
+                              s->capture_thread == std::this_thread::get_id());
+        if (applies) {
+            s->capture_invalidated = true;
+            forbidden = true;
+        }
+    }
+    return forbidden;
+}
+
+// Puts `run` on stream, or in the graph it is capturing.
+cudaError_t enqueue(cudaStream_t handle, std::function<void()> run) {
+    CUstream_st* stream = stream_of(handle);
+    if (stream->capture) {
+        if (!stream->capture_invalidated) stream->capture->operations.push_back(std::move(run));
+        return cudaSuccess;
+    }
+    Operation operation{std::move(run), {}};
+    if (stream == &legacy_stream) {
+        for (const auto& s : streams)
+            if (s->blocking && !s->destroyed) operation.after.push_back({s.get(), s->enqueued});
+    } else if (stream->blocking) {
+        operation.after.push_back({&legacy_stream, legacy_stream.enqueued});
+    }
+    stream->pending.push_back(std::move(operation));
+    ++stream->enqueued;
+    return cudaSuccess;
+}
+
+cudaError_t check_stream(cudaStream_t stream) {
+    if (device_failed) return answer(cudaErrorLaunchFailure);
+    return known_stream(stream) ? cudaSuccess : answer(cudaErrorInvalidResourceHandle);
+}
+
+// Copies from host memory in a capture: CUDA cannot record pageable copies.
+bool host_side(const void* to, const void* from, cudaMemcpyKind kind) {
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+    case cudaMemcpyDeviceToHost:
+    case cudaMemcpyHostToHost:
+        return true;
+    case cudaMemcpyDeviceToDevice:
+        return false;
+    default:
+        return !is_device_pointer(to) || !is_device_pointer(from);
+    }
+}
+
+cudaError_t copy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, cudaStream_t handle,
+                 bool synchronous) {
+    if (const cudaError_t e = check_stream(handle)) return e;
+    const bool to_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+                           (kind == cudaMemcpyDefault && is_device_pointer(to));
+    const bool from_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+                             (kind == cudaMemcpyDefault && is_device_pointer(from));
+    if ((to_device && !on_device(to, bytes)) || (from_device && !on_device(from, bytes)))
+        return answer(cudaErrorInvalidValue);
+    if (bytes == 0) return cudaSuccess;
+    CUstream_st* stream = stream_of(handle);
+    if (stream->capture && host_side(to, from, kind)) {
+        stream->capture_invalidated = true;
+        return answer(cudaErrorStreamCaptureUnsupported);
+    }
+    if (!from_device) { // staged now
+        auto staged = std::make_shared<std::vector<unsigned char>>(
+            static_cast<const unsigned char*>(from),
+            static_cast<const unsigned char*>(from) + bytes);
+        enqueue(handle, [to, staged] { std::memcpy(to, staged->data(), staged->size()); });
+    } else {
+        enqueue(handle, [to, from, bytes] { std::memmove(to, from, bytes); });
+    }
+    // Into pageable host memory (or a synchronous copy): returns once done.
+    if ((synchronous || !to_device) && !stream->capture) run_until(stream, stream->enqueued);
+    return cudaSuccess;
+}
+
+} // namespace
+
+const char* cudaGetErrorName(cudaError_t error) {
+    switch (error) {
+    case cudaSuccess:
+        return "cudaSuccess";
+    case cudaErrorInvalidValue:
+        return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+        return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidDevicePointer:
+        return "cudaErrorInvalidDevicePointer";
+    case cudaErrorNoDevice:
+        return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice:
+        return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle:
+        return "cudaErrorInvalidResourceHandle";
+    case cudaErrorIllegalState:
+        return "cudaErrorIllegalState";
+    case cudaErrorLaunchFailure:
+        return "cudaErrorLaunchFailure";
+    case cudaErrorStreamCaptureUnsupported:
+        return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated:
+        return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureImplicit:
+        return "cudaErrorStreamCaptureImplicit";
+    }
+    return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+    switch (error) {
+    case cudaSuccess:
+        return "no error";
+    case cudaErrorMemoryAllocation:
+        return "out of memory (emulated device)";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    default:
+        return "emulated CUDA error";
+    }
+}
+
+cudaError_t cudaGetLastError() {
+    const Guard guard(lock);
+    const cudaError_t error = device_failed ? cudaErrorLaunchFailure : last_error;
+    last_error = cudaSuccess;
+    return error;
+}
+
+cudaError_t cudaPeekAtLastError() {
+    const Guard guard(lock);
+    return device_failed ? cudaErrorLaunchFailure : last_error;
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+    *device = current_device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+    const Guard guard(lock);
+    if (device != 0) return answer(cudaErrorInvalidDevice);
+    current_device = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+    const Guard guard(lock);
+    if (device != 0) return answer(cudaErrorInvalidDevice);
+    *prop = cudaDeviceProp{};
+    std::snprintf(prop->name, sizeof prop->name, "emulated CUDA device (tests/fake_cuda)");
+    prop->totalGlobalMem = memory_limit;
+    prop->major = 9;
+    prop->minor = 0;
+    prop->multiProcessorCount = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* version) {
+    *version = 13000;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* version) {
+    *version = 13000;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() {
+    const Guard guard(lock);
+    if (capture_forbids("cudaDeviceSynchronize")) return answer(cudaErrorStreamCaptureUnsupported);
+    run_all();
+    return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    const Guard guard(lock);
+    *free_bytes = memory_limit - memory_used;
+    *total_bytes = memory_limit;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** pointer, size_t bytes) {
+    const Guard guard(lock);
+    *pointer = nullptr;
+    if (device_failed) return answer(cudaErrorLaunchFailure);
+    if (capture_forbids("cudaMalloc")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (bytes > memory_limit - memory_used) return answer(cudaErrorMemoryAllocation);
+    void* fresh = std::malloc(bytes ? bytes : 1);
+    if (!fresh) return answer(cudaErrorMemoryAllocation);
+    allocations[reinterpret_cast<uintptr_t>(fresh)] = bytes;
+    memory_used += bytes;
+    *pointer = fresh;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* pointer) {
+    const Guard guard(lock);
+    if (!pointer) return cudaSuccess;
+    if (capture_forbids("cudaFree")) return answer(cudaErrorStreamCaptureUnsupported);
+    run_all(); // cudaFree synchronizes the device
+    const auto it = allocations.find(reinterpret_cast<uintptr_t>(pointer));
+    if (it == allocations.end()) return answer(cudaErrorInvalidValue);
+    memory_used -= it->second;
+    allocations.erase(it);
+    std::free(pointer);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
+    const Guard guard(lock);
+    if (capture_forbids("cudaMemcpy")) return answer(cudaErrorStreamCaptureUnsupported);
+    return copy(to, from, bytes, kind, nullptr, /*synchronous=*/true);
+}
+
+cudaError_t cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+    const Guard guard(lock);
+    const bool into_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost ||
+                           (kind == cudaMemcpyDefault && !is_device_pointer(to));
+    // Into pageable memory the call waits for the copy: a synchronizing call.
+    if (into_host && !stream_of(stream)->capture && capture_forbids("cudaMemcpyAsync"))
+        return answer(cudaErrorStreamCaptureUnsupported);
+    return copy(to, from, bytes, kind, stream, /*synchronous=*/false);
+}
+
+cudaError_t cudaMemsetAsync(void* pointer, int value, size_t bytes, cudaStream_t stream) {
+    const Guard guard(lock);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    if (!on_device(pointer, bytes)) return answer(cudaErrorInvalidValue);
+    return enqueue(stream, [pointer, value, bytes] { std::memset(pointer, value, bytes); });
+}
+
+cudaError_t cudaMemset(void* pointer, int value, size_t bytes) {
+    return cudaMemsetAsync(pointer, value, bytes, nullptr); // asynchronous for device memory
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    const Guard guard(lock);
+    auto fresh = std::make_unique<CUstream_st>();
+    fresh->blocking = (flags & cudaStreamNonBlocking) == 0;
+    fresh->id = next_stream_id++;
+    *stream = fresh.get();
+    streams.push_back(std::move(fresh));
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+    return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    const Guard guard(lock);
+    if (!stream || !known_stream(stream)) return answer(cudaErrorInvalidResourceHandle);
+    stream->destroyed = true; // its pending work still runs when something waits for it
+    stream->capture.reset();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    const Guard guard(lock);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    CUstream_st* s = stream_of(stream);
+    if (s->capture) {
+        s->capture_invalidated = true;
+        return answer(cudaErrorStreamCaptureUnsupported);
+    }
+    if (capture_forbids("cudaStreamSynchronize")) return answer(cudaErrorStreamCaptureUnsupported);
+    run_until(s, s->enqueued);
+    return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id) {
+    const Guard guard(lock);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    *id = stream_of(stream)->id;
+    return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void* user_data) {
+    const Guard guard(lock);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    return enqueue(stream, [function, user_data] { function(user_data); });
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {
+    const Guard guard(lock);
+    *event = new CUevent_st;
+    events.insert(*event);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+    return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    const Guard guard(lock);
+    if (!events.erase(event)) return answer(cudaErrorInvalidResourceHandle);
+    delete event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    const Guard guard(lock);
+    if (!events.count(event)) return answer(cudaErrorInvalidResourceHandle);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    CUstream_st* s = stream_of(stream);
+    if (s->capture) return answer(cudaErrorStreamCaptureUnsupported); // Steel never does this
+    event->stream = s;
+    event->position = s->enqueued;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    const Guard guard(lock);
+    if (!events.count(event)) return answer(cudaErrorInvalidResourceHandle);
+    if (capture_forbids("cudaEventSynchronize")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (event->stream) run_until(event->stream, event->position);
+    return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+    const Guard guard(lock);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    if (!stream) return answer(cudaErrorStreamCaptureImplicit);
+    if (stream->capture) return answer(cudaErrorIllegalState);
+    stream->capture = std::make_unique<CUgraph_st>();
+    stream->capture_invalidated = false;
+    stream->capture_mode = mode;
+    stream->capture_thread = std::this_thread::get_id();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+    const Guard guard(lock);
+    *graph = nullptr;
+    if (const cudaError_t e = check_stream(stream)) return e;
+    if (!stream || !stream->capture) return answer(cudaErrorIllegalState);
+    std::unique_ptr<CUgraph_st> captured = std::move(stream->capture);
+    if (stream->capture_invalidated) return answer(cudaErrorStreamCaptureInvalidated);
+    *graph = captured.release();
+    graphs.insert(*graph);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+    const Guard guard(lock);
+    *status = cudaStreamCaptureStatusNone;
+    if (const cudaError_t e = check_stream(stream)) return e;
+    const CUstream_st* s = stream_of(stream);
+    if (s->capture)
+        *status = s->capture_invalidated ? cudaStreamCaptureStatusInvalidated
+                                         : cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long /*flags*/) {
+    const Guard guard(lock);
+    if (!graphs.count(graph)) return answer(cudaErrorInvalidValue);
+    *exec = new CUgraphExec_st{graph->operations};
+    execs.insert(*exec);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+    const Guard guard(lock);
+    if (!execs.count(exec)) return answer(cudaErrorInvalidValue);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    for (const auto& operation : exec->operations)
+        enqueue(stream, operation);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    const Guard guard(lock);
+    if (!execs.erase(exec)) return answer(cudaErrorInvalidValue);
+    delete exec;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    const Guard guard(lock);
+    if (!graphs.erase(graph)) return answer(cudaErrorInvalidValue);
+    delete graph;
+    return cudaSuccess;
+}
+
+namespace fake_cuda {
+
+cudaError_t launch(cudaStream_t stream, uint32_t blocks, uint32_t threads, size_t shared_bytes,
+                   std::function<void()> run) {
+    const Guard guard(lock);
+    if (const cudaError_t e = check_stream(stream)) return e;
+    if (blocks == 0 || threads == 0 || threads > 1024) return answer(cudaErrorInvalidValue);
+    return enqueue(stream, [blocks, threads, shared_bytes, run = std::move(run)] {
+        simt::launch({blocks, 1, 1}, {threads, 1, 1}, shared_bytes, run);
+        const std::vector<std::string> problems = simt::take_problems();
+        if (problems.empty()) return;
+        for (const std::string& problem : problems)
+            std::fprintf(stderr, "fake_cuda: kernel fault: %s\n", problem.c_str());
+        device_failed = true;
+    });
+}
+
+void set_memory_limit(size_t bytes) {
+    const Guard guard(lock);
+    memory_limit = bytes;
+}
+
+} // namespace fake_cuda
