@@ -22,6 +22,7 @@
 
 #include "../simt/host_simt.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -77,7 +78,7 @@ bool device_failed = false; // sticky, after a kernel fault
 thread_local int current_device = 0;
 
 CUstream_st legacy_stream;
-std::vector<std::unique_ptr<CUstream_st>> streams; // every stream ever made, destroyed ones too
+std::vector<std::unique_ptr<CUstream_st>> streams; // made, and not yet forgotten (collect_streams)
 unsigned long long next_stream_id = 1;
 std::set<CUevent_st*> events;
 std::set<CUgraph_st*> graphs;
@@ -423,11 +424,40 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream) {
     return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
 }
 
+namespace {
+
+// Forgets destroyed streams whose work has all run (a long fuzzing run makes millions), after
+// taking them out of the events and dependencies that still name them (all of it done).
+void collect_streams() {
+    std::set<const CUstream_st*> gone;
+    for (const auto& s : streams)
+        if (s->destroyed && s->pending.empty()) gone.insert(s.get());
+    if (gone.empty()) return;
+    for (CUevent_st* event : events)
+        if (gone.count(event->stream)) event->stream = nullptr;
+    const auto scrub = [&](CUstream_st& stream) {
+        for (Operation& operation : stream.pending)
+            operation.after.erase(
+                std::remove_if(operation.after.begin(), operation.after.end(),
+                               [&](const auto& d) { return gone.count(d.first); }),
+                operation.after.end());
+    };
+    scrub(legacy_stream);
+    for (const auto& s : streams)
+        scrub(*s);
+    streams.erase(std::remove_if(streams.begin(), streams.end(),
+                                 [&](const auto& s) { return gone.count(s.get()) > 0; }),
+                  streams.end());
+}
+
+} // namespace
+
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     const Guard guard(lock);
     if (!stream || !known_stream(stream)) return answer(cudaErrorInvalidResourceHandle);
     stream->destroyed = true; // its pending work still runs when something waits for it
     stream->capture.reset();
+    collect_streams();
     return cudaSuccess;
 }
 
