@@ -78,6 +78,9 @@ cudaStream_t as_stream(void* stream) {
 class ScopedDevice {
   public:
     explicit ScopedDevice(int device) {
+        // An error left by earlier work (the caller's own, where a program shares Steel's
+        // runtime) is not this call's: its launch checks see only its own launches.
+        (void)cudaGetLastError();
         check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
         if (previous_ != device) {
             check_cuda(cudaSetDevice(device), "cudaSetDevice");
@@ -430,8 +433,7 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
                                                     state.preelimination_sized ? &spaces : nullptr,
                                                     StreamLaunch{stream}, kernels.general);
     }
-    check_cuda(cudaGetLastError(), "launching the solve kernels");
-    state.results_on_device = true;
+    state.results_on_device = true; // the caller checks the launches
 }
 
 // Runs body(device state, host state) with the batch's precision.
@@ -604,12 +606,15 @@ void solve(Batch& batch, void* stream, bool synchronous) {
             prepare_propagation(device, state, host, batch, captured, where);
         launch_solve(state, batch.options, device.kernels, on);
         if (synchronous) {
+            check_cuda(cudaGetLastError(), "launching the solve kernels");
             pull_results(device, host);
         } else {
+            // Noted before the launch check: what was enqueued is waited for either way.
             note_enqueued(device, on, captured, where);
             device.host_results_stale = true;
             device.graph_solves = device.graph_solves || captured;
             host.solved = true; // the host readers settle first (settle_host_mirror)
+            check_cuda(cudaGetLastError(), "launching the solve kernels");
         }
     });
 }
@@ -729,13 +734,14 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
         copy(values.initial_impulse, rows.initial_impulse, rows.total_rows);
         if (values.jacobian || values.response)
             launch_values_kernels(rows.view(), rows.total_rows, StreamLaunch{on});
-        check_cuda(cudaGetLastError(), where);
+        // What was enqueued changes the rows whatever the launch check below says.
         state.values_updated = true;
         state.propagation_mirrored = state.colored_mirrored = false;
     });
     note_enqueued(device, on, captured, where);
     device.host_rows_stale = true;
     device.graph_updates_values = device.graph_updates_values || captured;
+    check_cuda(cudaGetLastError(), where);
 }
 
 void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
@@ -772,8 +778,8 @@ void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capa
         using Real = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
         StreamLaunch{on}(convert_kernel<double, Real>, grid_stride_blocks(count),
                          kGridStrideThreads, 0, in, out, count);
+        note_enqueued(device, on, captured, where); // before the check: waited for either way
         check_cuda(cudaGetLastError(), where);
-        note_enqueued(device, on, captured, where);
     });
 }
 

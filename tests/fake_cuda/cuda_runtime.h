@@ -20,9 +20,11 @@ enum cudaError_t {
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorIllegalState = 401,
     cudaErrorLaunchFailure = 719,
+    cudaErrorNotPermitted = 800,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorStreamCaptureInvalidated = 901,
     cudaErrorStreamCaptureImplicit = 906,
+    cudaErrorStreamCaptureWrongThread = 908,
 };
 
 enum cudaMemcpyKind {

@@ -73,9 +73,10 @@ namespace {
 std::recursive_mutex lock;
 using Guard = std::lock_guard<std::recursive_mutex>;
 
-cudaError_t last_error = cudaSuccess;
+thread_local cudaError_t last_error = cudaSuccess; // per thread, as in CUDA
 bool device_failed = false; // sticky, after a kernel fault
 thread_local int current_device = 0;
+thread_local bool in_host_function = false; // CUDA calls are not permitted from one
 
 CUstream_st legacy_stream;
 std::vector<std::unique_ptr<CUstream_st>> streams; // made, and not yet forgotten (collect_streams)
@@ -139,8 +140,14 @@ void run_one(CUstream_st* stream) {
     stream->pending.pop_front();
     for (const auto& [other, position] : operation.after)
         run_until(other, position);
-    if (!device_failed) operation.run();
     ++stream->done;
+    if (device_failed) return;
+    try {
+        operation.run();
+    } catch (...) { // a kernel or host function that throws: a fault, as on a device
+        std::fprintf(stderr, "fake_cuda: queued work threw an exception\n");
+        device_failed = true;
+    }
 }
 
 // Runs stream's work until it has run `position` operations.
@@ -162,11 +169,11 @@ void run_all() {
 
 // A call that synchronizes or allocates, made while a capture is open where CUDA forbids it:
 // the capture is invalidated and the call fails.
-bool capture_forbids(const char* /*what*/) {
+bool capture_forbids(bool even_relaxed = false) {
     bool forbidden = false;
     for (const auto& s : streams) {
         if (!s->capture || s->destroyed) continue;
-        const bool applies = s->capture_mode == cudaStreamCaptureModeGlobal ||
+        const bool applies = even_relaxed || s->capture_mode == cudaStreamCaptureModeGlobal ||
                              (s->capture_mode == cudaStreamCaptureModeThreadLocal &&
                               s->capture_thread == std::this_thread::get_id());
         if (applies) {
@@ -177,17 +184,33 @@ bool capture_forbids(const char* /*what*/) {
     return forbidden;
 }
 
+// Work on the legacy stream while a blocking stream captures would join the capture: CUDA
+// invalidates the capture and refuses it.
+bool legacy_forbidden(const CUstream_st* stream) {
+    if (stream != &legacy_stream) return false;
+    bool forbidden = false;
+    for (const auto& s : streams)
+        if (s->capture && s->blocking && !s->destroyed) {
+            s->capture_invalidated = true;
+            forbidden = true;
+        }
+    return forbidden;
+}
+
 // Puts `run` on stream, or in the graph it is capturing.
 cudaError_t enqueue(cudaStream_t handle, std::function<void()> run) {
     CUstream_st* stream = stream_of(handle);
     if (stream->capture) {
-        if (!stream->capture_invalidated) stream->capture->operations.push_back(std::move(run));
+        if (stream->capture_invalidated) return answer(cudaErrorStreamCaptureInvalidated);
+        stream->capture->operations.push_back(std::move(run));
         return cudaSuccess;
     }
+    if (legacy_forbidden(stream)) return answer(cudaErrorStreamCaptureImplicit);
     Operation operation{std::move(run), {}};
     if (stream == &legacy_stream) {
         for (const auto& s : streams)
-            if (s->blocking && !s->destroyed) operation.after.push_back({s.get(), s->enqueued});
+            if (s->blocking && (!s->destroyed || !s->pending.empty()))
+                operation.after.push_back({s.get(), s->enqueued});
     } else if (stream->blocking) {
         operation.after.push_back({&legacy_stream, legacy_stream.enqueued});
     }
@@ -197,6 +220,7 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> run) {
 }
 
 cudaError_t check_stream(cudaStream_t stream) {
+    if (in_host_function) return answer(cudaErrorNotPermitted);
     if (device_failed) return answer(cudaErrorLaunchFailure);
     return known_stream(stream) ? cudaSuccess : answer(cudaErrorInvalidResourceHandle);
 }
@@ -230,16 +254,25 @@ cudaError_t copy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, 
         stream->capture_invalidated = true;
         return answer(cudaErrorStreamCaptureUnsupported);
     }
+    if (legacy_forbidden(stream)) return answer(cudaErrorStreamCaptureImplicit);
+    // A synchronous copy from pageable memory first waits for the stream's earlier work.
+    if (synchronous && !from_device && !stream->capture) run_until(stream, stream->enqueued);
     if (!from_device) { // staged now
         auto staged = std::make_shared<std::vector<unsigned char>>(
             static_cast<const unsigned char*>(from),
             static_cast<const unsigned char*>(from) + bytes);
-        enqueue(handle, [to, staged] { std::memcpy(to, staged->data(), staged->size()); });
-    } else {
-        enqueue(handle, [to, from, bytes] { std::memmove(to, from, bytes); });
+        if (const cudaError_t e =
+                enqueue(handle, [to, staged] { std::memcpy(to, staged->data(), staged->size()); }))
+            return e;
+    } else if (const cudaError_t e =
+                   enqueue(handle, [to, from, bytes] { std::memmove(to, from, bytes); })) {
+        return e;
     }
-    // Into pageable host memory (or a synchronous copy): returns once done.
-    if ((synchronous || !to_device) && !stream->capture) run_until(stream, stream->enqueued);
+    // Into pageable host memory: returns once done (a fault in the work waited for shows here).
+    if (!to_device && !stream->capture) {
+        run_until(stream, stream->enqueued);
+        if (device_failed) return answer(cudaErrorLaunchFailure);
+    }
     return cudaSuccess;
 }
 
@@ -271,6 +304,10 @@ const char* cudaGetErrorName(cudaError_t error) {
         return "cudaErrorStreamCaptureInvalidated";
     case cudaErrorStreamCaptureImplicit:
         return "cudaErrorStreamCaptureImplicit";
+    case cudaErrorStreamCaptureWrongThread:
+        return "cudaErrorStreamCaptureWrongThread";
+    case cudaErrorNotPermitted:
+        return "cudaErrorNotPermitted";
     }
     return "cudaErrorUnknown";
 }
@@ -343,24 +380,27 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
 
 cudaError_t cudaDeviceSynchronize() {
     const Guard guard(lock);
-    if (capture_forbids("cudaDeviceSynchronize")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (in_host_function) return answer(cudaErrorNotPermitted);
+    if (capture_forbids(/*even_relaxed=*/true)) return answer(cudaErrorStreamCaptureUnsupported);
     run_all();
     return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     const Guard guard(lock);
-    *free_bytes = memory_limit - memory_used;
+    *free_bytes = memory_limit > memory_used ? memory_limit - memory_used : 0;
     *total_bytes = memory_limit;
     return cudaSuccess;
 }
 
 cudaError_t cudaMalloc(void** pointer, size_t bytes) {
     const Guard guard(lock);
+    if (in_host_function) return answer(cudaErrorNotPermitted);
     *pointer = nullptr;
     if (device_failed) return answer(cudaErrorLaunchFailure);
-    if (capture_forbids("cudaMalloc")) return answer(cudaErrorStreamCaptureUnsupported);
-    if (bytes > memory_limit - memory_used) return answer(cudaErrorMemoryAllocation);
+    if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
+    if (memory_used > memory_limit || bytes > memory_limit - memory_used)
+        return answer(cudaErrorMemoryAllocation);
     void* fresh = std::malloc(bytes ? bytes : 1);
     if (!fresh) return answer(cudaErrorMemoryAllocation);
     allocations[reinterpret_cast<uintptr_t>(fresh)] = bytes;
@@ -371,9 +411,11 @@ cudaError_t cudaMalloc(void** pointer, size_t bytes) {
 
 cudaError_t cudaFree(void* pointer) {
     const Guard guard(lock);
+    if (in_host_function) return answer(cudaErrorNotPermitted);
     if (!pointer) return cudaSuccess;
-    if (capture_forbids("cudaFree")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     run_all(); // cudaFree synchronizes the device
+    if (device_failed) return answer(cudaErrorLaunchFailure);
     const auto it = allocations.find(reinterpret_cast<uintptr_t>(pointer));
     if (it == allocations.end()) return answer(cudaErrorInvalidValue);
     memory_used -= it->second;
@@ -384,7 +426,7 @@ cudaError_t cudaFree(void* pointer) {
 
 cudaError_t cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
     const Guard guard(lock);
-    if (capture_forbids("cudaMemcpy")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     return copy(to, from, bytes, kind, nullptr, /*synchronous=*/true);
 }
 
@@ -394,7 +436,7 @@ cudaError_t cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpy
     const bool into_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost ||
                            (kind == cudaMemcpyDefault && !is_device_pointer(to));
     // Into pageable memory the call waits for the copy: a synchronizing call.
-    if (into_host && !stream_of(stream)->capture && capture_forbids("cudaMemcpyAsync"))
+    if (into_host && !stream_of(stream)->capture && capture_forbids())
         return answer(cudaErrorStreamCaptureUnsupported);
     return copy(to, from, bytes, kind, stream, /*synchronous=*/false);
 }
@@ -469,7 +511,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
         s->capture_invalidated = true;
         return answer(cudaErrorStreamCaptureUnsupported);
     }
-    if (capture_forbids("cudaStreamSynchronize")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     run_until(s, s->enqueued);
     return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
 }
@@ -484,7 +526,11 @@ cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id) {
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void* user_data) {
     const Guard guard(lock);
     if (const cudaError_t e = check_stream(stream)) return e;
-    return enqueue(stream, [function, user_data] { function(user_data); });
+    return enqueue(stream, [function, user_data] {
+        in_host_function = true;
+        function(user_data);
+        in_host_function = false;
+    });
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {
@@ -511,6 +557,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream)) return e;
     CUstream_st* s = stream_of(stream);
     if (s->capture) return answer(cudaErrorStreamCaptureUnsupported); // Steel never does this
+    // An operation of its own, so that it carries the legacy stream's ordering.
+    if (const cudaError_t e = enqueue(stream, [] {})) return e;
     event->stream = s;
     event->position = s->enqueued;
     return cudaSuccess;
@@ -518,8 +566,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     const Guard guard(lock);
+    if (in_host_function) return answer(cudaErrorNotPermitted);
     if (!events.count(event)) return answer(cudaErrorInvalidResourceHandle);
-    if (capture_forbids("cudaEventSynchronize")) return answer(cudaErrorStreamCaptureUnsupported);
+    if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     if (event->stream) run_until(event->stream, event->position);
     return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
 }
@@ -541,6 +590,9 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     *graph = nullptr;
     if (const cudaError_t e = check_stream(stream)) return e;
     if (!stream || !stream->capture) return answer(cudaErrorIllegalState);
+    if (stream->capture_mode != cudaStreamCaptureModeRelaxed &&
+        stream->capture_thread != std::this_thread::get_id())
+        return answer(cudaErrorStreamCaptureWrongThread);
     std::unique_ptr<CUgraph_st> captured = std::move(stream->capture);
     if (stream->capture_invalidated) return answer(cudaErrorStreamCaptureInvalidated);
     *graph = captured.release();
@@ -553,6 +605,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* 
     *status = cudaStreamCaptureStatusNone;
     if (const cudaError_t e = check_stream(stream)) return e;
     const CUstream_st* s = stream_of(stream);
+    if (legacy_forbidden(s)) return answer(cudaErrorStreamCaptureImplicit);
     if (s->capture)
         *status = s->capture_invalidated ? cudaStreamCaptureStatusInvalidated
                                          : cudaStreamCaptureStatusActive;
