@@ -2,20 +2,24 @@
 // so that a missing wait shows as a wrong number instead of passing by luck:
 //
 // - Work on a stream runs only when something waits for it: a stream, event or device
-//   synchronization, a copy into pageable host memory (which returns only once done), cudaFree
-//   (which synchronizes the device), or work on the legacy default stream (NULL), which waits
-//   for all work before it on blocking streams (and they for it).
+//   synchronization, a copy into pageable host memory (which returns only once done), or
+//   cudaFree (which synchronizes the device). Work on the legacy default stream (NULL) runs
+//   after all work enqueued before it on blocking streams, and theirs after its.
 // - A copy from host memory reads it when called (CUDA stages pageable memory at once).
 // - Memory is host memory with a device-sized limit; copies are checked to stay inside one
 //   allocation on the device side; a freed allocation is gone (AddressSanitizer reports a kernel
 //   or copy that still touches it).
-// - Graph capture records what a capturing stream is given; a synchronizing or allocating call
-//   made while a capture is open in this thread (ThreadLocal) or any thread (Global) invalidates
-//   the capture and fails, as CUDA does; so does a copy from or to host memory in a capture.
+// - Graph capture records what a capturing stream is given. A synchronizing or allocating call
+//   made while a capture is open in this thread (ThreadLocal) or any thread (Global; a device
+//   synchronization in any mode) invalidates the capture and fails, as CUDA does; so do a copy
+//   from or to host memory in a capture, legacy-stream work while a blocking stream captures,
+//   and ending a capture from another thread. Work on an invalidated capture is refused.
 // - A stream used after cudaStreamDestroy answers cudaErrorInvalidResourceHandle (the real
-//   runtime's behaviour is undefined); its pending work still runs when waited for.
+//   runtime's behaviour is undefined); its pending work still runs when waited for. A host
+//   function may not call CUDA. The last error is per thread.
 // - Kernels run in the SIMT emulation; a problem it catches (a divergent warp operation, shared
-//   memory overrun) is printed and makes the device fail from then on, like a kernel fault.
+//   memory overrun), or an exception from queued work, is printed and makes the device fail from
+//   then on, like a kernel fault.
 //
 // One global lock: the emulation runs one kernel at a time.
 #include "cuda_runtime.h"
