@@ -53,7 +53,7 @@ steel_status read_vector(steel_batch batch, const char* where, double* out, uint
                          uint64_t* out_count, Member member) {
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        cuda::settle_host_results(b); // a CUDA batch's results may still be on the device
+        cuda::settle_host_results(b, where); // a CUDA batch's results may still be on the device
         std::visit(
             [&](auto& state) {
                 if (!state.solved)
@@ -142,7 +142,7 @@ void check_options(const steel_solve_options& options, const char* where) {
 
 void set_batch_options(Batch& b, const steel_solve_options& options, const char* where) {
     check_options(options, where);
-    cuda::settle_host_mirror(b); // the denominators are checked on current rows
+    cuda::settle_host_mirror(b, where); // the denominators are checked on current rows
     std::visit(
         [&](auto& state) {
             if (state.has_rows)
@@ -279,7 +279,7 @@ steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t element_si
     constexpr const char* where = "steel_batch_read_world_stats";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        cuda::settle_host_results(b);
+        cuda::settle_host_results(b, where);
         if (element_size < sizeof(steel_world_stats))
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("%s: element_size = %u is smaller than %zu", where, element_size,
@@ -308,7 +308,7 @@ steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world
     constexpr const char* where = "steel_batch_read_residual_history";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        cuda::settle_host_results(b);
+        cuda::settle_host_results(b, where);
         if (world >= b.desc.world_count)
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("%s: world %u is out of range; the batch has %u worlds", where, world,

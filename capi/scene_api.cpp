@@ -31,7 +31,7 @@ steel_status read_scene(steel_batch batch, const char* where, double* out, uint6
                         Count&& count, Fill&& fill) {
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        cuda::settle_host_results(b);
+        cuda::settle_host_results(b, where);
         std::visit(
             [&](auto& state) {
                 if (!state.solved)

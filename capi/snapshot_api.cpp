@@ -75,7 +75,7 @@ steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capa
     constexpr const char* where = "steel_batch_save_memory";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        cuda::settle_host_mirror(b);
+        cuda::settle_host_mirror(b, where);
         if (out == nullptr && out_size == nullptr)
             fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_size are both NULL", where));
         const std::vector<uint8_t> bytes = snapshot::encode(snapshot::export_batch(b));
@@ -93,7 +93,7 @@ steel_status steel_batch_save_file(steel_batch batch, const char* path) {
     constexpr const char* where = "steel_batch_save_file";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
-        cuda::settle_host_mirror(b);
+        cuda::settle_host_mirror(b, where);
         if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
         snapshot::write_file_atomically(path, snapshot::encode(snapshot::export_batch(b)), where);
     });

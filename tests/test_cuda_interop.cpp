@@ -502,6 +502,89 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
+// Takes every piece of device memory it can get, largest first (what is free need not come in
+// one piece), down to 256 bytes, and gives it all back however the test ends.
+struct DeviceMemoryHog {
+    std::vector<void*> taken;
+    ~DeviceMemoryHog() { release(); }
+    void take_all() {
+        size_t free_bytes = 0, total_bytes = 0;
+        REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+        for (size_t piece = free_bytes; piece >= 256 && taken.size() < 100000; piece /= 2)
+            for (void* p = nullptr; cudaMalloc(&p, piece) == cudaSuccess; p = nullptr)
+                taken.push_back(p);
+        (void)cudaGetLastError();
+    }
+    void release() {
+        for (void* p : taken)
+            cudaFree(p);
+        taken.clear();
+    }
+};
+
+TEST_CASE("out of device memory, the first propagation solve is refused, says where, and leaves "
+          "the batch to solve as if it had never failed") {
+    scenes::SceneBuilder builder;
+    builder.begin_world();
+    scenes::add_legged_robot(builder);
+    builder.begin_world();
+    scenes::add_box_pile(builder, 5);
+    const steel_scene_desc desc = builder.desc();
+    steel_solve_options options = cuda_test::options_with(20, STEEL_PATH_AUTO);
+    const steel_batch batch = cuda_test::create(2, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved before = test::read_all(batch);
+    // The switch sizes nothing new; the first solve with it mirrors the trees and colors.
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    options.solve_mode = STEEL_SOLVE_COLORED;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+
+    double* impulses = nullptr; // where the device read below writes
+    REQUIRE_CUDA(cudaMalloc(&impulses, before.impulses.size() * sizeof(double)));
+    DeviceMemoryHog hog;
+    hog.take_all();
+    REQUIRE(!hog.taken.empty());
+    for (const bool synchronous : {true, false}) {
+        CAPTURE(synchronous);
+        const steel_status status =
+            synchronous ? steel_batch_solve(batch) : steel_batch_solve_async(batch, nullptr);
+        const std::string message = steel_last_error_message();
+        CHECK(status == STEEL_ERROR_OUT_OF_MEMORY);
+        const std::string where = synchronous ? "steel_batch_solve" : "steel_batch_solve_async";
+        CHECK(message.find(where + ": mirroring the propagation response's data to the device: "
+                                   "cudaMalloc: CUDA error cudaErrorMemoryAllocation") == 0);
+        CHECK(message.find("nothing was solved, the batch keeps its last results") !=
+              std::string::npos);
+        // The last results stand, on the host and on the device.
+        const test::Solved kept = test::read_all(batch);
+        CHECK(kept.impulses == before.impulses);
+        CHECK(kept.velocities == before.velocities);
+    }
+    uint64_t count = 0;
+    REQUIRE_OK(
+        steel_batch_read_impulses_device(batch, impulses, before.impulses.size(), &count, nullptr));
+    REQUIRE_CUDA(cudaDeviceSynchronize());
+    CHECK(to_host(impulses, count) == before.impulses);
+    hog.release();
+    cudaFree(impulses);
+
+    // With the memory back, the same batch solves exactly as a batch that never ran out.
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved after = test::read_all(batch);
+    const steel_batch fresh = cuda_test::create(2, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_set_options(fresh, &options));
+    REQUIRE_OK(steel_batch_upload_scene(fresh, &desc));
+    REQUIRE_OK(steel_batch_solve(fresh));
+    const test::Solved reference = test::read_all(fresh);
+    CHECK(after.impulses == reference.impulses);
+    CHECK(after.velocities == reference.velocities);
+    CHECK(after.impulses != before.impulses); // the propagation response did run
+    REQUIRE_OK(steel_batch_destroy(fresh));
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+
 TEST_CASE("a batch on another GPU leaves the caller's current device as it was") {
     int devices = 0;
     REQUIRE_CUDA(cudaGetDeviceCount(&devices));

@@ -64,11 +64,12 @@ void solve(Batch& batch, void* stream, bool synchronous);
 
 // Brings the host copy up to date (results after solve_async, rows after a device values
 // update), waiting for the device work it depends on. No-op for a CPU batch or when current.
-void settle_host_mirror(Batch& batch);
+// `where` (the public call) starts the message of a failure.
+void settle_host_mirror(Batch& batch, const char* where);
 
 // The same for the results alone (results, statistics, residual history): what the result
 // readers need, without copying back rows a values update changed.
-void settle_host_results(Batch& batch);
+void settle_host_results(Batch& batch, const char* where);
 
 // Replaces the rows from a steel_rows_desc whose arrays are device pointers (see steel.h).
 void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream);

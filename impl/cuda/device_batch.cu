@@ -99,6 +99,20 @@ class ScopedDevice {
     bool switched_ = false;
 };
 
+// Runs a public call's device work. The steps below name only themselves in a failure's
+// message ("the device solve: CUDA error ..."); this puts the call's name first, as every
+// message of Steel starts.
+template <class Body> void as_call(const char* where, Body&& body) {
+    try {
+        body();
+    } catch (Error& error) {
+        const std::string prefix = std::string(where) + ": ";
+        if (error.message.compare(0, prefix.size(), prefix) != 0)
+            error.message = prefix + error.message;
+        throw;
+    }
+}
+
 } // namespace
 
 // The batch's work on one of the callers' streams, and an event recorded after its last call
@@ -503,18 +517,54 @@ void prepare_propagation(DeviceBatch& device, DeviceState<Real>& state, BatchSta
     prepare_response_data(host, batch.options, batch.scene.get(), batch.pool, where);
     wait_for_enqueued(device); // a grown buffer's old memory is freed
     const bool trees = !state.propagation_mirrored, colors = colored && !state.colored_mirrored;
-    upload_all_or_nothing<CudaMemory>(
-        [&](auto& pass) {
-            if (trees) state.propagation.fill(*host.propagation, host.rows.total_dofs(), pass);
-            if (colors) state.colored.fill(*host.colored, pass);
-        },
-        [&] {
-            if (trees) state.propagation.max_depth = host.propagation->max_depth;
-        },
-        device.stream);
-    check_cuda(cudaStreamSynchronize(device.stream), "uploading the response data to the device");
+    try {
+        upload_all_or_nothing<CudaMemory>(
+            [&](auto& pass) {
+                if (trees) state.propagation.fill(*host.propagation, host.rows.total_dofs(), pass);
+                if (colors) state.colored.fill(*host.colored, pass);
+            },
+            [&] {
+                if (trees) state.propagation.max_depth = host.propagation->max_depth;
+            },
+            device.stream);
+        check_cuda(cudaStreamSynchronize(device.stream), "the copies");
+    } catch (Error& error) {
+        // Nothing was launched: the last results stand, and every buffer is as it was (or, after
+        // a failed copy, marked not mirrored), so the next solve simply tries again.
+        error.message = format("%s: mirroring the propagation response's data to the device: "
+                               "%s; nothing was solved, the batch keeps its last results",
+                               where, error.message.c_str());
+        throw;
+    }
     state.propagation_mirrored = true;
     state.colored_mirrored = state.colored_mirrored || colored;
+}
+
+void solve_on_device(Batch& batch, void* stream, bool synchronous, const char* where) {
+    DeviceBatch& device = *batch.device;
+    const ScopedDevice current(device.device);
+    const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
+    const bool captured = !synchronous && capturing(on, where);
+    if (synchronous) wait_for_enqueued(device);
+    with_states(batch, [&](auto& state, auto& host) {
+        // A capture file (STEEL_CAPTURE) records the rows this solve reads.
+        if (synchronous && !batch.capture_path.empty()) settle(device, host, /*rows_too=*/true);
+        ensure_rows_mirrored(device, host, batch, captured, where);
+        if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
+            prepare_propagation(device, state, host, batch, captured, where);
+        launch_solve(state, batch.options, device.kernels, on);
+        if (synchronous) {
+            check_cuda(cudaGetLastError(), "launching the solve kernels");
+            pull_results(device, host);
+        } else {
+            // Noted before the launch check: what was enqueued is waited for either way.
+            note_enqueued(device, on, captured, where);
+            device.host_results_stale = true;
+            device.graph_solves = device.graph_solves || captured;
+            host.solved = true; // the host readers settle first (settle_host_mirror)
+            check_cuda(cudaGetLastError(), "launching the solve kernels");
+        }
+    });
 }
 
 } // namespace
@@ -592,46 +642,31 @@ void options_changing(Batch& batch, const steel_solve_options& incoming, const c
 }
 
 void solve(Batch& batch, void* stream, bool synchronous) {
-    DeviceBatch& device = *batch.device;
-    const ScopedDevice current(device.device);
     const char* where = synchronous ? "steel_batch_solve" : "steel_batch_solve_async";
-    const cudaStream_t on = synchronous ? device.stream : as_stream(stream);
-    const bool captured = !synchronous && capturing(on, where);
-    if (synchronous) wait_for_enqueued(device);
-    with_states(batch, [&](auto& state, auto& host) {
-        // A capture file (STEEL_CAPTURE) records the rows this solve reads.
-        if (synchronous && !batch.capture_path.empty()) settle(device, host, /*rows_too=*/true);
-        ensure_rows_mirrored(device, host, batch, captured, where);
-        if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
-            prepare_propagation(device, state, host, batch, captured, where);
-        launch_solve(state, batch.options, device.kernels, on);
-        if (synchronous) {
-            check_cuda(cudaGetLastError(), "launching the solve kernels");
-            pull_results(device, host);
-        } else {
-            // Noted before the launch check: what was enqueued is waited for either way.
-            note_enqueued(device, on, captured, where);
-            device.host_results_stale = true;
-            device.graph_solves = device.graph_solves || captured;
-            host.solved = true; // the host readers settle first (settle_host_mirror)
-            check_cuda(cudaGetLastError(), "launching the solve kernels");
-        }
+    as_call(where, [&] { solve_on_device(batch, stream, synchronous, where); });
+}
+
+void settle_host_mirror(Batch& batch, const char* where) {
+    if (!batch.device) return;
+    as_call(where, [&] {
+        const ScopedDevice current(batch.device->device);
+        with_states(batch,
+                    [&](auto&, auto& host) { settle(*batch.device, host, /*rows_too=*/true); });
     });
 }
 
-void settle_host_mirror(Batch& batch) {
+void settle_host_results(Batch& batch, const char* where) {
     if (!batch.device) return;
-    const ScopedDevice current(batch.device->device);
-    with_states(batch, [&](auto&, auto& host) { settle(*batch.device, host, /*rows_too=*/true); });
+    as_call(where, [&] {
+        const ScopedDevice current(batch.device->device);
+        with_states(batch,
+                    [&](auto&, auto& host) { settle(*batch.device, host, /*rows_too=*/false); });
+    });
 }
 
-void settle_host_results(Batch& batch) {
-    if (!batch.device) return;
-    const ScopedDevice current(batch.device->device);
-    with_states(batch, [&](auto&, auto& host) { settle(*batch.device, host, /*rows_too=*/false); });
-}
+namespace {
 
-void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
+void upload_rows_on_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
@@ -709,8 +744,8 @@ void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* st
     batch.scene.reset();
 }
 
-void update_values_from_device(Batch& batch, const steel_row_values_desc& values, void* stream) {
-    constexpr const char* where = "steel_batch_update_values_device";
+void update_values_on_device(Batch& batch, const steel_row_values_desc& values, void* stream,
+                             const char* where) {
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
     const cudaStream_t on = as_stream(stream);
@@ -744,7 +779,7 @@ void update_values_from_device(Batch& batch, const steel_row_values_desc& values
     check_cuda(cudaGetLastError(), where);
 }
 
-void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
+void read_on_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
                     uint64_t* out_count, void* stream, const char* where) {
     DeviceBatch& device = *batch.device;
     const ScopedDevice current(device.device);
@@ -781,6 +816,23 @@ void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capa
         note_enqueued(device, on, captured, where); // before the check: waited for either way
         check_cuda(cudaGetLastError(), where);
     });
+}
+
+} // namespace
+
+// The public calls' device work, each under as_call.
+void upload_rows_from_device(Batch& batch, const steel_rows_desc& rows, void* stream) {
+    as_call("steel_batch_upload_rows_device", [&] { upload_rows_on_device(batch, rows, stream); });
+}
+
+void update_values_from_device(Batch& batch, const steel_row_values_desc& values, void* stream) {
+    constexpr const char* where = "steel_batch_update_values_device";
+    as_call(where, [&] { update_values_on_device(batch, values, stream, where); });
+}
+
+void read_to_device(Batch& batch, DeviceOutput which, double* out, uint64_t capacity,
+                    uint64_t* out_count, void* stream, const char* where) {
+    as_call(where, [&] { read_on_device(batch, which, out, capacity, out_count, stream, where); });
 }
 
 } // namespace steel::cuda

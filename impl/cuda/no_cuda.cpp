@@ -35,8 +35,8 @@ void options_changing(Batch&, const steel_solve_options&, const char*) {}
 void solve(Batch&, void*, bool) {
     not_built("steel_batch_solve");
 }
-void settle_host_mirror(Batch&) {}
-void settle_host_results(Batch&) {}
+void settle_host_mirror(Batch&, const char*) {}
+void settle_host_results(Batch&, const char*) {}
 void upload_rows_from_device(Batch&, const steel_rows_desc&, void*) {
     not_built("steel_batch_upload_rows_device");
 }
