@@ -602,6 +602,12 @@ TEST_CASE("a batch on another GPU leaves the caller's current device as it was")
         REQUIRE_CUDA(cudaGetDevice(&device));
         return device;
     };
+    const auto device0_free = [] {
+        size_t free_bytes = 0, total_bytes = 0;
+        REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+        return free_bytes;
+    };
+    const size_t device0_free_before = device0_free();
     REQUIRE_CUDA(cudaSetDevice(1));
     const steel_batch batch =
         cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
@@ -629,6 +635,47 @@ TEST_CASE("a batch on another GPU leaves the caller's current device as it was")
     REQUIRE_CUDA(cudaDeviceSynchronize());
     CHECK(to_host(on_device1, count) == expected.impulses);
     REQUIRE_CUDA(cudaFree(on_device1));
+
+    // The other calls that touch the device, from device 0: options that grow the batch's
+    // buffers, a values update and a solve on a stream of device 1, the host readers after them,
+    // a snapshot.
+    // A blocking stream: ordered after to_device's copy on device 1's legacy stream.
+    cudaStream_t stream1 = nullptr;
+    REQUIRE_CUDA(cudaStreamCreate(&stream1));
+    double* bias1 = to_device(scaled_bias(builder, 2.0));
+    REQUIRE_CUDA(cudaSetDevice(0));
+    steel_solve_options history = options;
+    history.record_residual_history = 1;
+    REQUIRE_OK(steel_batch_set_options(batch, &history));
+    CHECK(current() == 0);
+    steel_row_values_desc values;
+    steel_row_values_desc_default(&values);
+    values.bias = bias1;
+    REQUIRE_OK(steel_batch_update_values_device(batch, &values, stream1));
+    CHECK(current() == 0);
+    REQUIRE_OK(steel_batch_solve_async(batch, stream1));
+    CHECK(current() == 0);
+    const test::Solved scaled = test::read_all(batch); // waits for stream1
+    CHECK(current() == 0);
+    CHECK(scaled.impulses ==
+          scaled_bias_solve(builder, 2.0, STEEL_PRECISION_FLOAT64).impulses); // on device 0
+    uint32_t sweeps = 0;
+    REQUIRE_OK(steel_batch_read_residual_history(batch, 0, nullptr, 0, &sweeps));
+    CHECK(sweeps > 0);
+    uint64_t snapshot_size = 0;
+    REQUIRE_OK(steel_batch_save_memory(batch, nullptr, 0, &snapshot_size));
+    CHECK(snapshot_size > 0);
+    CHECK(current() == 0);
+#if defined(STEEL_EMULATED_CUDA)
+    // Exact accounting there: none of it allocated on device 0. (On GPUs the runtime's own
+    // allocations may move the number.)
+    CHECK(device0_free() == device0_free_before);
+#else
+    (void)device0_free_before;
+#endif
+    REQUIRE_CUDA(cudaSetDevice(1));
+    REQUIRE_CUDA(cudaFree(bias1));
+    REQUIRE_CUDA(cudaStreamDestroy(stream1));
     REQUIRE_CUDA(cudaSetDevice(0));
     REQUIRE_OK(steel_batch_destroy(batch));
     CHECK(current() == 0);

@@ -21,6 +21,12 @@
 //   memory overrun), or an exception from queued work, is printed and makes the device fail from
 //   then on, like a kernel fault.
 //
+// - Two devices, each with its own memory limit and legacy stream; a stream, an event and an
+//   allocation belong to the device current when they were made. As CUDA's programming guide
+//   states: a kernel launch into another device's stream fails, and so does an event record
+//   across devices; copies, event waits and synchronization of another device's stream or event
+//   succeed. A device synchronization runs only the current device's work.
+//
 // One global lock: the emulation runs one kernel at a time.
 #include "cuda_runtime.h"
 
@@ -54,6 +60,7 @@ struct CUgraphExec_st {
 };
 
 struct CUstream_st {
+    int device = 0;       // current when it was made
     bool blocking = true; // not cudaStreamNonBlocking: ordered with the legacy stream
     bool destroyed = false;
     unsigned long long id = 0;
@@ -68,6 +75,7 @@ struct CUstream_st {
 };
 
 struct CUevent_st {
+    int device = 0;                // current when it was made
     CUstream_st* stream = nullptr; // where it was last recorded; null: never (complete)
     uint64_t position = 0;         // done once that stream has run this many operations
 };
@@ -82,16 +90,26 @@ bool device_failed = false; // sticky, after a kernel fault
 thread_local int current_device = 0;
 thread_local bool in_host_function = false; // CUDA calls are not permitted from one
 
-CUstream_st legacy_stream;
+constexpr int kDeviceCount = 2;
+CUstream_st legacy_streams[kDeviceCount]; // each device's own NULL stream
+const bool legacy_streams_placed = [] {
+    for (int device = 0; device < kDeviceCount; ++device)
+        legacy_streams[device].device = device;
+    return true;
+}();
 std::vector<std::unique_ptr<CUstream_st>> streams; // made, and not yet forgotten (collect_streams)
 unsigned long long next_stream_id = 1;
 std::set<CUevent_st*> events;
 std::set<CUgraph_st*> graphs;
 std::set<CUgraphExec_st*> execs;
 
-size_t memory_limit = size_t(1) << 30;
-size_t memory_used = 0;
-std::map<uintptr_t, size_t> allocations; // start -> bytes
+size_t memory_limit = size_t(1) << 30; // each device's
+size_t memory_used[kDeviceCount] = {};
+struct Allocation {
+    size_t bytes = 0;
+    int device = 0;
+};
+std::map<uintptr_t, Allocation> allocations; // by start
 
 cudaError_t answer(cudaError_t error) {
     if (error != cudaSuccess) last_error = error;
@@ -99,7 +117,11 @@ cudaError_t answer(cudaError_t error) {
 }
 
 CUstream_st* stream_of(cudaStream_t stream) {
-    return stream ? stream : &legacy_stream;
+    return stream ? stream : &legacy_streams[current_device];
+}
+
+bool is_legacy(const CUstream_st* stream) {
+    return stream >= legacy_streams && stream < legacy_streams + kDeviceCount;
 }
 
 bool known_stream(cudaStream_t stream) {
@@ -115,9 +137,9 @@ bool find_allocation(const void* pointer, uintptr_t& start, size_t& size) {
     auto it = allocations.upper_bound(at);
     if (it == allocations.begin()) return false;
     --it;
-    if (at - it->first > it->second) return false;
+    if (at - it->first > it->second.bytes) return false;
     start = it->first;
-    size = it->second;
+    size = it->second.bytes;
     return true;
 }
 
@@ -160,11 +182,14 @@ void run_until(CUstream_st* stream, uint64_t position) {
         run_one(stream);
 }
 
-void run_all() {
+// Runs all of one device's work.
+void run_all(int device) {
+    CUstream_st& legacy = legacy_streams[device];
     for (bool ran = true; ran;) {
-        ran = !legacy_stream.pending.empty();
-        run_until(&legacy_stream, legacy_stream.enqueued);
+        ran = !legacy.pending.empty();
+        run_until(&legacy, legacy.enqueued);
         for (const auto& s : streams) {
+            if (s->device != device) continue;
             ran = ran || !s->pending.empty();
             run_until(s.get(), s->enqueued);
         }
@@ -191,10 +216,10 @@ bool capture_forbids(bool even_relaxed = false) {
 // Work on the legacy stream while a blocking stream captures would join the capture: CUDA
 // invalidates the capture and refuses it.
 bool legacy_forbidden(const CUstream_st* stream) {
-    if (stream != &legacy_stream) return false;
+    if (!is_legacy(stream)) return false;
     bool forbidden = false;
     for (const auto& s : streams)
-        if (s->capture && s->blocking && !s->destroyed) {
+        if (s->capture && s->blocking && !s->destroyed && &legacy_streams[s->device] == stream) {
             s->capture_invalidated = true;
             forbidden = true;
         }
@@ -211,12 +236,14 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> run) {
     }
     if (legacy_forbidden(stream)) return answer(cudaErrorStreamCaptureImplicit);
     Operation operation{std::move(run), {}};
-    if (stream == &legacy_stream) {
+    if (is_legacy(stream)) {
         for (const auto& s : streams)
-            if (s->blocking && (!s->destroyed || !s->pending.empty()))
+            if (s->blocking && &legacy_streams[s->device] == stream &&
+                (!s->destroyed || !s->pending.empty()))
                 operation.after.push_back({s.get(), s->enqueued});
     } else if (stream->blocking) {
-        operation.after.push_back({&legacy_stream, legacy_stream.enqueued});
+        CUstream_st& legacy = legacy_streams[stream->device];
+        operation.after.push_back({&legacy, legacy.enqueued});
     }
     stream->pending.push_back(std::move(operation));
     ++stream->enqueued;
@@ -344,7 +371,7 @@ cudaError_t cudaPeekAtLastError() {
 }
 
 cudaError_t cudaGetDeviceCount(int* count) {
-    *count = 1;
+    *count = kDeviceCount;
     return cudaSuccess;
 }
 
@@ -355,14 +382,14 @@ cudaError_t cudaGetDevice(int* device) {
 
 cudaError_t cudaSetDevice(int device) {
     const Guard guard(lock);
-    if (device != 0) return answer(cudaErrorInvalidDevice);
+    if (device < 0 || device >= kDeviceCount) return answer(cudaErrorInvalidDevice);
     current_device = device;
     return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     const Guard guard(lock);
-    if (device != 0) return answer(cudaErrorInvalidDevice);
+    if (device < 0 || device >= kDeviceCount) return answer(cudaErrorInvalidDevice);
     *prop = cudaDeviceProp{};
     std::snprintf(prop->name, sizeof prop->name, "emulated CUDA device (tests/fake_cuda)");
     prop->totalGlobalMem = memory_limit;
@@ -386,13 +413,14 @@ cudaError_t cudaDeviceSynchronize() {
     const Guard guard(lock);
     if (in_host_function) return answer(cudaErrorNotPermitted);
     if (capture_forbids(/*even_relaxed=*/true)) return answer(cudaErrorStreamCaptureUnsupported);
-    run_all();
+    run_all(current_device);
     return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     const Guard guard(lock);
-    *free_bytes = memory_limit > memory_used ? memory_limit - memory_used : 0;
+    const size_t used = memory_used[current_device];
+    *free_bytes = memory_limit > used ? memory_limit - used : 0;
     *total_bytes = memory_limit;
     return cudaSuccess;
 }
@@ -403,12 +431,13 @@ cudaError_t cudaMalloc(void** pointer, size_t bytes) {
     *pointer = nullptr;
     if (device_failed) return answer(cudaErrorLaunchFailure);
     if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
-    if (memory_used > memory_limit || bytes > memory_limit - memory_used)
+    size_t& used = memory_used[current_device];
+    if (used > memory_limit || bytes > memory_limit - used)
         return answer(cudaErrorMemoryAllocation);
     void* fresh = std::malloc(bytes ? bytes : 1);
     if (!fresh) return answer(cudaErrorMemoryAllocation);
-    allocations[reinterpret_cast<uintptr_t>(fresh)] = bytes;
-    memory_used += bytes;
+    allocations[reinterpret_cast<uintptr_t>(fresh)] = {bytes, current_device};
+    used += bytes;
     *pointer = fresh;
     return cudaSuccess;
 }
@@ -418,11 +447,11 @@ cudaError_t cudaFree(void* pointer) {
     if (in_host_function) return answer(cudaErrorNotPermitted);
     if (!pointer) return cudaSuccess;
     if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
-    run_all(); // cudaFree synchronizes the device
-    if (device_failed) return answer(cudaErrorLaunchFailure);
     const auto it = allocations.find(reinterpret_cast<uintptr_t>(pointer));
     if (it == allocations.end()) return answer(cudaErrorInvalidValue);
-    memory_used -= it->second;
+    run_all(it->second.device); // cudaFree synchronizes the memory's device
+    if (device_failed) return answer(cudaErrorLaunchFailure);
+    memory_used[it->second.device] -= it->second.bytes;
     allocations.erase(it);
     std::free(pointer);
     return cudaSuccess;
@@ -459,6 +488,7 @@ cudaError_t cudaMemset(void* pointer, int value, size_t bytes) {
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
     const Guard guard(lock);
     auto fresh = std::make_unique<CUstream_st>();
+    fresh->device = current_device;
     fresh->blocking = (flags & cudaStreamNonBlocking) == 0;
     fresh->id = next_stream_id++;
     *stream = fresh.get();
@@ -488,7 +518,8 @@ void collect_streams() {
                                [&](const auto& d) { return gone.count(d.first); }),
                 operation.after.end());
     };
-    scrub(legacy_stream);
+    for (CUstream_st& legacy : legacy_streams)
+        scrub(legacy);
     for (const auto& s : streams)
         scrub(*s);
     streams.erase(std::remove_if(streams.begin(), streams.end(),
@@ -540,6 +571,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void*
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {
     const Guard guard(lock);
     *event = new CUevent_st;
+    (*event)->device = current_device;
     events.insert(*event);
     return cudaSuccess;
 }
@@ -560,6 +592,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (!events.count(event)) return answer(cudaErrorInvalidResourceHandle);
     if (const cudaError_t e = check_stream(stream)) return e;
     CUstream_st* s = stream_of(stream);
+    if (s->device != event->device) return answer(cudaErrorInvalidResourceHandle);
     if (s->capture) return answer(cudaErrorStreamCaptureUnsupported); // Steel never does this
     // An operation of its own, so that it carries the legacy stream's ordering.
     if (const cudaError_t e = enqueue(stream, [] {})) return e;
@@ -654,6 +687,7 @@ cudaError_t launch(cudaStream_t stream, uint32_t blocks, uint32_t threads, size_
                    std::function<void()> run) {
     const Guard guard(lock);
     if (const cudaError_t e = check_stream(stream)) return e;
+    if (stream_of(stream)->device != current_device) return answer(cudaErrorInvalidResourceHandle);
     if (blocks == 0 || threads == 0 || threads > 1024) return answer(cudaErrorInvalidValue);
     return enqueue(stream, [blocks, threads, shared_bytes, run = std::move(run)] {
         simt::launch({blocks, 1, 1}, {threads, 1, 1}, shared_bytes, run);
