@@ -26,6 +26,10 @@
 //   states: a kernel launch into another device's stream fails, and so does an event record
 //   across devices; copies, event waits and synchronization of another device's stream or event
 //   succeed. A device synchronization runs only the current device's work.
+// - A device synchronization (and cudaFree) drains the streams oldest first, the legacy stream
+//   before them; STEEL_FAKE_CUDA_DRAIN=reverse drains the newest first and the legacy stream
+//   last, another order CUDA allows, so that a wait missing between two streams shows in one
+//   of the two runs (ctest runs the interop tests both ways).
 //
 // One global lock: the emulation runs one kernel at a time.
 #include "cuda_runtime.h"
@@ -182,17 +186,35 @@ void run_until(CUstream_st* stream, uint64_t position) {
         run_one(stream);
 }
 
-// Runs all of one device's work.
+// STEEL_FAKE_CUDA_DRAIN: "forward" (or unset) or "reverse" (see the top of this file).
+bool drain_reverse() {
+    static const bool reverse = [] {
+        const char* value = std::getenv("STEEL_FAKE_CUDA_DRAIN");
+        if (!value || std::strcmp(value, "forward") == 0) return false;
+        if (std::strcmp(value, "reverse") == 0) return true;
+        std::fprintf(stderr, "fake_cuda: STEEL_FAKE_CUDA_DRAIN=%s: expected forward or reverse\n",
+                     value);
+        std::exit(2);
+    }();
+    return reverse;
+}
+
+// Runs all of one device's work, stream by stream in the drain order.
 void run_all(int device) {
     CUstream_st& legacy = legacy_streams[device];
+    const bool reverse = drain_reverse();
     for (bool ran = true; ran;) {
-        ran = !legacy.pending.empty();
-        run_until(&legacy, legacy.enqueued);
-        for (const auto& s : streams) {
-            if (s->device != device) continue;
-            ran = ran || !s->pending.empty();
-            run_until(s.get(), s->enqueued);
-        }
+        ran = false;
+        const auto drain = [&](CUstream_st* stream) {
+            if (stream->device != device) return;
+            ran = ran || !stream->pending.empty();
+            run_until(stream, stream->enqueued);
+        };
+        if (!reverse) drain(&legacy);
+        // By index: queued work cannot make streams (a host function may not call CUDA).
+        for (size_t k = 0; k < streams.size(); ++k)
+            drain(streams[reverse ? streams.size() - 1 - k : k].get());
+        if (reverse) drain(&legacy);
     }
 }
 
