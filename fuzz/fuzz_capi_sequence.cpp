@@ -7,8 +7,12 @@
 //  - every status is OK or one of the documented errors; OK leaves an empty message, an error a
 //    message naming the function (which the harness checks);
 //  - a read never writes past its capacity (guard values after every output buffer).
+// CUDA batches run on the emulated device (tests/fake_cuda/), whose memory the sequence may
+// shrink to a few kilobytes at any point, so that uploads, option changes and solves run out of
+// it part way: those answer OUT_OF_MEMORY, naming the function, and leak nothing.
 #include "fuzz_input.hpp"
 
+#include <cuda_runtime.h>
 #include <steel/steel.h>
 
 #include <algorithm>
@@ -21,6 +25,7 @@ namespace {
 constexpr uint32_t kSlots = 4;
 constexpr uint32_t kMaxCalls = 48;
 constexpr double kGuard = 1234.5;
+constexpr size_t kDeviceMemory = size_t(1) << 30; // the emulated device's, unless shrunk
 
 struct Harness {
     steel_batch slot[kSlots] = {};
@@ -314,7 +319,9 @@ void one_call(Harness& h, fuzz::Input& in) {
         check_status(steel_batch_get_desc(batch, pass_null ? nullptr : &desc), "steel_batch_get_desc");
         return;
     }
-    case 14: { // the functions without a batch
+    case 14: { // the functions without a batch; the emulated device's memory
+        if (in.below(4) == 0)
+            fake_cuda::set_memory_limit(in.flag() ? kDeviceMemory : in.below(1u << 16));
         if (steel_status_string(int32_t(in.u32())) == nullptr) fuzz::die("NULL status string");
         if (steel_version() == nullptr || steel_abi_version() != STEEL_ABI_VERSION) fuzz::die("bad version");
         (void)steel_build_features();
@@ -339,6 +346,7 @@ void one_call(Harness& h, fuzz::Input& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::Input in(data, size);
+    fake_cuda::set_memory_limit(kDeviceMemory);
     Harness harness;
     for (uint32_t call = 0; call < kMaxCalls && !in.exhausted(); ++call) one_call(harness, in);
     for (steel_batch batch : harness.created) steel_batch_destroy(batch); // destroyed ones answer INVALID_HANDLE

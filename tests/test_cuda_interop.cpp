@@ -590,6 +590,40 @@ TEST_CASE("out of device memory, the first propagation solve is refused, says wh
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
+TEST_CASE("out of device memory, loading a CUDA snapshot is refused, names the call, and makes "
+          "no batch") {
+    const scenes::RowsBuilder builder = cuda_test::random_batch(25, 32);
+    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64);
+    const test::Solved solved = test::read_all(batch);
+    const std::vector<uint8_t> snapshot = snaptest::save_memory(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+
+    DeviceMemoryHog hog;
+    hog.take_all();
+    REQUIRE(!hog.taken.empty());
+    steel_batch loaded{};
+    CHECK(steel_batch_load_memory(STEEL_ABI_VERSION, snapshot.data(), snapshot.size(), &loaded) ==
+          STEEL_ERROR_OUT_OF_MEMORY);
+    const std::string message = steel_last_error_message();
+    // On a GPU the stream the batch makes may be what does not fit; here it is the rows' mirror.
+    CHECK(message.find("steel_batch_load_memory: ") == 0);
+    CHECK(message.find("cudaErrorMemoryAllocation") != std::string::npos);
+#if defined(STEEL_EMULATED_CUDA)
+    CHECK(message.find("mirroring the snapshot's rows to the device: ") != std::string::npos);
+    CHECK(message.find("nothing was loaded") != std::string::npos);
+#endif
+    CHECK(loaded.id == 0);
+    hog.release();
+
+    // With the memory back the same bytes load, and the batch solves as the saved one did.
+    REQUIRE_OK(
+        steel_batch_load_memory(STEEL_ABI_VERSION, snapshot.data(), snapshot.size(), &loaded));
+    CHECK(test::read_all(loaded).impulses == solved.impulses);
+    REQUIRE_OK(steel_batch_solve(loaded));
+    CHECK(test::read_all(loaded).impulses == solved.impulses);
+    REQUIRE_OK(steel_batch_destroy(loaded));
+}
+
 TEST_CASE("a batch on another GPU leaves the caller's current device as it was") {
     int devices = 0;
     REQUIRE_CUDA(cudaGetDeviceCount(&devices));

@@ -581,7 +581,15 @@ void attach_backend(Batch& batch, const char* where) {
         device->state.emplace<DeviceState<double>>();
     batch.device = std::move(device);
     with_states(batch, [&](auto&, auto& host) { // a loaded snapshot's rows
-        if (host.has_rows) mirror_rows(*batch.device, host, host.rows, batch.options);
+        if (!host.has_rows) return;
+        try {
+            mirror_rows(*batch.device, host, host.rows, batch.options);
+        } catch (Error& error) {
+            error.message = format("%s: mirroring the snapshot's rows to the device: %s; nothing "
+                                   "was loaded",
+                                   where, error.message.c_str());
+            throw;
+        }
     });
 }
 

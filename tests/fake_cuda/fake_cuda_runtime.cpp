@@ -6,9 +6,12 @@
 //   cudaFree (which synchronizes the device). Work on the legacy default stream (NULL) runs
 //   after all work enqueued before it on blocking streams, and theirs after its.
 // - A copy from host memory reads it when called (CUDA stages pageable memory at once).
-// - Memory is host memory with a device-sized limit; copies are checked to stay inside one
-//   allocation on the device side; a freed allocation is gone (AddressSanitizer reports a kernel
-//   or copy that still touches it).
+// - Memory is pages of the process under a device-sized limit, which the host cannot touch:
+//   they are open only while device work runs (device_memory.hpp), so host code that reads or
+//   writes device memory faults, as on a GPU. Copies are checked to stay inside one allocation
+//   on the device side; a guard page (and, under AddressSanitizer, poisoned bytes) surrounds
+//   each allocation, and a freed one stays closed for a while, so a kernel or copy that runs
+//   past one or touches a freed one faults too.
 // - Graph capture records what a capturing stream is given. A synchronizing or allocating call
 //   made while a capture is open in this thread (ThreadLocal) or any thread (Global; a device
 //   synchronization in any mode) invalidates the capture and fails, as CUDA does; so do a copy
@@ -35,6 +38,7 @@
 #include "cuda_runtime.h"
 
 #include "../simt/host_simt.hpp"
+#include "device_memory.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -172,6 +176,10 @@ void run_one(CUstream_st* stream) {
         run_until(other, position);
     ++stream->done;
     if (device_failed) return;
+    fake_cuda::memory::open();
+    struct Closer {
+        ~Closer() { fake_cuda::memory::close(); }
+    } closer;
     try {
         operation.run();
     } catch (...) { // a kernel or host function that throws: a fault, as on a device
@@ -456,7 +464,7 @@ cudaError_t cudaMalloc(void** pointer, size_t bytes) {
     size_t& used = memory_used[current_device];
     if (used > memory_limit || bytes > memory_limit - used)
         return answer(cudaErrorMemoryAllocation);
-    void* fresh = std::malloc(bytes ? bytes : 1);
+    void* fresh = fake_cuda::memory::allocate(bytes);
     if (!fresh) return answer(cudaErrorMemoryAllocation);
     allocations[reinterpret_cast<uintptr_t>(fresh)] = {bytes, current_device};
     used += bytes;
@@ -475,7 +483,7 @@ cudaError_t cudaFree(void* pointer) {
     if (device_failed) return answer(cudaErrorLaunchFailure);
     memory_used[it->second.device] -= it->second.bytes;
     allocations.erase(it);
-    std::free(pointer);
+    fake_cuda::memory::release(pointer);
     return cudaSuccess;
 }
 
@@ -584,6 +592,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void*
     const Guard guard(lock);
     if (const cudaError_t e = check_stream(stream)) return e;
     return enqueue(stream, [function, user_data] {
+        const fake_cuda::memory::HostSide host_code;
         in_host_function = true;
         function(user_data);
         in_host_function = false;
