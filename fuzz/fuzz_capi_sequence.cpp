@@ -6,7 +6,9 @@
 //  - no call crashes, hangs or leaks (ASan, UBSan, LeakSanitizer);
 //  - every status is OK or one of the documented errors; OK leaves an empty message, an error a
 //    message naming the function (which the harness checks);
-//  - a read never writes past its capacity (guard values after every output buffer).
+//  - a read never writes past its capacity (guard values after every output buffer);
+//  - a refused upload, options change or solve leaves the batch as it was: its snapshot
+//    (steel_batch_save_memory: rows, options, results) has the same bytes before and after.
 // CUDA batches run on the emulated device (tests/fake_cuda/), whose memory the sequence may
 // shrink to a few kilobytes at any point, so that uploads, option changes and solves run out of
 // it part way: those answer OUT_OF_MEMORY, naming the function, and leak nothing.
@@ -65,8 +67,32 @@ uint32_t struct_size(fuzz::Input& in, uint32_t right) {
     }
 }
 
+// The batch's snapshot, or nothing where it has none to give (a bad handle).
+std::vector<uint8_t> snapshot_of(steel_batch batch) {
+    uint64_t size = 0;
+    if (steel_batch_save_memory(batch, nullptr, 0, &size) != STEEL_OK) return {};
+    std::vector<uint8_t> bytes(size);
+    if (steel_batch_save_memory(batch, bytes.data(), size, &size) != STEEL_OK) return {};
+    return bytes;
+}
+
+// Runs `call` on `batch` and checks its status (check_status); a refusal must change nothing
+// (see the top of this file).
+template <class Call>
+void check_refusal_changes_nothing(steel_batch batch, const char* function, Call call) {
+    const std::vector<uint8_t> before = snapshot_of(batch);
+    const steel_status status = call();
+    check_status(status, function);
+    if (status == STEEL_OK) return;
+    const std::string message = steel_last_error_message();
+    if (snapshot_of(batch) != before) {
+        std::fprintf(stderr, "%s -> %d: '%s'\n", function, status, message.c_str());
+        fuzz::die("a refused call changed the batch");
+    }
+}
+
 // Builds and uploads rows whose arrays hold what their counts say (plus a guard tail).
-steel_status upload(Harness& h, fuzz::Input& in) {
+void upload(Harness& h, fuzz::Input& in) {
     const uint32_t worlds = in.below(4); // may not match the batch
     std::vector<uint32_t> dofs(worlds + 1), rows(worlds + 1);
     uint32_t total_dofs = 0, total_rows = 0;
@@ -133,10 +159,12 @@ steel_status upload(Harness& h, fuzz::Input& in) {
     if (wider.desc.struct_size > sizeof(steel_rows_desc) && in.below(4) == 0) wider.tail[in.below(32)] = 1;
     const steel_batch batch = pick_handle(h, in);
     const bool pass_null = in.below(32) == 0;
-    return steel_batch_upload_rows(batch, pass_null ? nullptr : &wider.desc);
+    check_refusal_changes_nothing(batch, "steel_batch_upload_rows", [&] {
+        return steel_batch_upload_rows(batch, pass_null ? nullptr : &wider.desc);
+    });
 }
 
-steel_status set_options(Harness& h, fuzz::Input& in) {
+void set_options(Harness& h, fuzz::Input& in) {
     struct Wider {
         steel_solve_options options;
         uint8_t tail[32];
@@ -157,7 +185,9 @@ steel_status set_options(Harness& h, fuzz::Input& in) {
     if (o.struct_size > sizeof(steel_solve_options) && in.below(4) == 0) wider.tail[in.below(32)] = 1;
     const steel_batch batch = pick_handle(h, in);
     const bool pass_null = in.below(32) == 0;
-    return steel_batch_set_options(batch, pass_null ? nullptr : &o);
+    check_refusal_changes_nothing(batch, "steel_batch_set_options", [&] {
+        return steel_batch_set_options(batch, pass_null ? nullptr : &o);
+    });
 }
 
 // A read into a buffer of `capacity` plus guards that must survive.
@@ -207,8 +237,12 @@ void one_call(Harness& h, fuzz::Input& in) {
         return;
     }
     case 1: check_status(steel_batch_destroy(pick_handle(h, in)), "steel_batch_destroy"); return;
-    case 2: check_status(upload(h, in), "steel_batch_upload_rows"); return;
-    case 3: check_status(set_options(h, in), "steel_batch_set_options"); return;
+    case 2:
+        upload(h, in);
+        return;
+    case 3:
+        set_options(h, in);
+        return;
     case 4: { // get options, maybe into a larger struct
         struct {
             steel_solve_options options;
@@ -225,7 +259,12 @@ void one_call(Harness& h, fuzz::Input& in) {
                 if (wider.tail[k] != (k < extra ? 0 : 0xEE)) fuzz::die("get_options wrote the wrong tail");
         return;
     }
-    case 5: check_status(steel_batch_solve(pick_handle(h, in)), "steel_batch_solve"); return;
+    case 5: {
+        const steel_batch batch = pick_handle(h, in);
+        check_refusal_changes_nothing(batch, "steel_batch_solve",
+                                      [&] { return steel_batch_solve(batch); });
+        return;
+    }
     case 6: {
         const steel_batch batch = pick_handle(h, in);
         check_status(read_doubles(in, 32,
