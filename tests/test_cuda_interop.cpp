@@ -380,6 +380,33 @@ TEST_CASE("a capture file records the rows a device values update left, so its r
     std::remove(path.c_str());
 }
 
+// Takes the device's free memory, largest pieces first (what is free need not come in one
+// piece), down to 256 bytes or until only `leave` bytes are free, and gives it all back however
+// the test ends.
+struct DeviceMemoryHog {
+    std::vector<void*> taken;
+    ~DeviceMemoryHog() { release(); }
+    static size_t free_now() {
+        size_t free_bytes = 0, total_bytes = 0;
+        REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+        return free_bytes;
+    }
+    void take_all(size_t leave = 0) {
+        const size_t start = free_now();
+        for (size_t piece = start > leave ? start - leave : 0;
+             piece >= 256 && taken.size() < 100000; piece /= 2)
+            for (void* p = nullptr;
+                 free_now() >= leave + piece && cudaMalloc(&p, piece) == cudaSuccess; p = nullptr)
+                taken.push_back(p);
+        (void)cudaGetLastError();
+    }
+    void release() {
+        for (void* p : taken)
+            cudaFree(p);
+        taken.clear();
+    }
+};
+
 TEST_CASE("out of device memory, an upload and an options change are refused and change "
           "nothing, a captured graph's buffers included") {
     // Two worlds, a stack and a one-DOF world; the big upload gives the second world 2^20 DOFs
@@ -434,28 +461,11 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
         cudaStreamDestroy(stream);
     };
 
-    // Take nearly all the device's free memory (given back however the test ends).
-    struct Hog {
-        void* taken = nullptr;
-        ~Hog() { release(); }
-        void release() {
-            if (taken) cudaFree(taken);
-            taken = nullptr;
-        }
-    } hog;
-    size_t free_bytes = 0, total_bytes = 0;
-    REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // Not all that is free may come in one piece: leave 64, then 128, then 192 MiB, all under
-    // the 256 MiB the big upload's J and Y need.
-    for (size_t leave = size_t(64) << 20; !hog.taken && leave < free_bytes && leave <= (192u << 20);
-         leave += size_t(64) << 20)
-        if (cudaMalloc(&hog.taken, free_bytes - leave) != cudaSuccess) {
-            (void)cudaGetLastError();
-            hog.taken = nullptr;
-        }
-    if (!hog.taken) {
-        MESSAGE("not run: could not take all but 192 MiB of the device's " << (free_bytes >> 20)
-                                                                           << " MiB free");
+    // Take all the device's free memory but 64 MiB, less than the big upload's J and Y need.
+    DeviceMemoryHog hog;
+    hog.take_all(size_t(64) << 20);
+    if (hog.taken.empty()) {
+        MESSAGE("not run: no device memory could be taken");
         release_graph();
         cudaFree(impulses);
         REQUIRE_OK(steel_batch_destroy(batch));
@@ -501,26 +511,6 @@ TEST_CASE("out of device memory, an upload and an options change are refused and
     cudaFree(impulses);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
-
-// Takes every piece of device memory it can get, largest first (what is free need not come in
-// one piece), down to 256 bytes, and gives it all back however the test ends.
-struct DeviceMemoryHog {
-    std::vector<void*> taken;
-    ~DeviceMemoryHog() { release(); }
-    void take_all() {
-        size_t free_bytes = 0, total_bytes = 0;
-        REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-        for (size_t piece = free_bytes; piece >= 256 && taken.size() < 100000; piece /= 2)
-            for (void* p = nullptr; cudaMalloc(&p, piece) == cudaSuccess; p = nullptr)
-                taken.push_back(p);
-        (void)cudaGetLastError();
-    }
-    void release() {
-        for (void* p : taken)
-            cudaFree(p);
-        taken.clear();
-    }
-};
 
 TEST_CASE("out of device memory, the first propagation solve is refused, says where, and leaves "
           "the batch to solve as if it had never failed") {
