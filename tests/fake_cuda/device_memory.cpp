@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -115,17 +116,6 @@ bool release(void* pointer) {
         unmap(quarantine.front());
         quarantine.pop_front();
     }
-    return true;
-}
-
-bool find(const void* pointer, uintptr_t& start, size_t& size) {
-    const uintptr_t at = reinterpret_cast<uintptr_t>(pointer);
-    auto it = live.upper_bound(at);
-    if (it == live.begin()) return false;
-    --it;
-    if (at - it->first > it->second.bytes) return false;
-    start = it->first;
-    size = it->second.bytes;
     return true;
 }
 

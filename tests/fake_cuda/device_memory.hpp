@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 
 namespace fake_cuda::memory {
 
@@ -18,9 +17,6 @@ void* allocate(size_t bytes);
 
 // Frees what allocate returned (its exact start); false for any other pointer.
 bool release(void* pointer);
-
-// The allocation `pointer` points into, or just past the end of: its start and size.
-bool find(const void* pointer, uintptr_t& start, size_t& size);
 
 // Opens every allocation to the calling process for device work, and closes them again; the
 // two nest (work that waits for other work runs inside).
