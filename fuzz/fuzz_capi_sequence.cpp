@@ -7,8 +7,9 @@
 //  - every status is OK or one of the documented errors; OK leaves an empty message, an error a
 //    message naming the function (which the harness checks);
 //  - a read never writes past its capacity (guard values after every output buffer);
-//  - a refused upload, options change or solve leaves the batch as it was: its snapshot
-//    (steel_batch_save_memory: rows, options, results) has the same bytes before and after.
+//  - a refused upload (from the host or the device), options change, solve, values update or
+//    solve_async leaves the batch as it was: its snapshot (steel_batch_save_memory: rows,
+//    options, results) has the same bytes before and after.
 // CUDA batches run on the emulated device (tests/fake_cuda/), whose memory the sequence may
 // shrink to a few kilobytes at any point, so that uploads, option changes and solves run out of
 // it part way: those answer OUT_OF_MEMORY, naming the function, and leak nothing. The sequence
