@@ -631,12 +631,7 @@ TEST_CASE("a batch on another GPU leaves the caller's current device as it was")
         REQUIRE_CUDA(cudaGetDevice(&device));
         return device;
     };
-    const auto device0_free = [] {
-        size_t free_bytes = 0, total_bytes = 0;
-        REQUIRE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-        return free_bytes;
-    };
-    const size_t device0_free_before = device0_free();
+    const size_t device0_free_before = DeviceMemoryHog::free_now(); // device 0 is current
     REQUIRE_CUDA(cudaSetDevice(1));
     const steel_batch batch =
         cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
@@ -698,7 +693,7 @@ TEST_CASE("a batch on another GPU leaves the caller's current device as it was")
 #if defined(STEEL_EMULATED_CUDA)
     // Exact accounting there: none of it allocated on device 0. (On GPUs the runtime's own
     // allocations may move the number.)
-    CHECK(device0_free() == device0_free_before);
+    CHECK(DeviceMemoryHog::free_now() == device0_free_before);
 #else
     (void)device0_free_before;
 #endif
