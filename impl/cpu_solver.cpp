@@ -187,7 +187,13 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         scratch_size = std::max(
             scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
     }
-    // Everything that may allocate happens here, before the parallel part.
+    // Everything that may allocate happens here, before the parallel part. The history's room
+    // comes first, and the history and its stride change together only once everything is
+    // allocated: a solve refused for want of memory leaves the last solve's history readable.
+    const uint32_t history_stride = options.record_residual_history ? options.iterations : 0;
+    const uint64_t history_size = uint64_t(world_count) * history_stride;
+    std::vector<double> grown_history;
+    if (state.history.capacity() < history_size) grown_history.reserve(history_size);
     state.preelimination.resize(pool.thread_count());
     if (options.enable_bilateral_preelimination) {
         uint32_t max_rows = 0, max_dofs = 0;
@@ -219,8 +225,9 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     state.results.impulse.resize(set.total_rows());
     state.results.velocity.resize(set.total_dofs());
     state.stats.resize(world_count);
-    state.history_stride = options.record_residual_history ? options.iterations : 0;
-    state.history.assign(uint64_t(world_count) * state.history_stride, 0.0);
+    if (grown_history.capacity() > 0) state.history.swap(grown_history);
+    state.history.assign(history_size, 0.0);
+    state.history_stride = history_stride;
 
     // Colored worlds fewer than the threads: one world at a time, its colors split over the
     // pool. Otherwise the worlds are spread over the pool, each on one thread.

@@ -54,3 +54,52 @@ TEST_CASE("the residual history holds every sweep's residual, oldest first") {
     CHECK(std::string(steel_last_error_message()).find("record_residual_history = 0") != std::string::npos);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
+
+// Under the sanitizers an allocation the address space cannot hold ends the process (their
+// allocators report it instead of throwing), so only the plain builds run this.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST_CASE("a solve refused for want of history memory leaves the last history readable") {
+    // 65,536 one-row worlds: a history of 2^32 - 1 sweeps each is 2.25e15 bytes, more than a
+    // process's 47-bit address space, so the allocation fails whatever the overcommit policy.
+    scenes::RowsBuilder builder;
+    scenes::StackSpec spec;
+    spec.height = 1;
+    for (uint32_t w = 0; w < 65536; ++w) scenes::add_stack_world(builder, spec);
+    test::SolveSetup setup;
+    setup.iterations = 5;
+    const steel_batch batch = test::make_batch(builder, setup);
+    const steel_rows_desc rows = builder.desc();
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    steel_solve_options options = test::options_for(setup);
+    options.record_residual_history = 1;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved before = test::read_all(batch);
+    const uint32_t last = builder.world_count() - 1;
+    double history_before[5] = {};
+    uint32_t count_before = 0;
+    REQUIRE_OK(steel_batch_read_residual_history(batch, last, history_before, 5, &count_before));
+
+    options.iterations = UINT32_MAX;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    CHECK(steel_batch_solve(batch) == STEEL_ERROR_OUT_OF_MEMORY);
+    CHECK(std::string(steel_last_error_message()) == "steel_batch_solve: out of memory; nothing was changed");
+
+    double history_after[5] = {};
+    uint32_t count_after = 0;
+    REQUIRE_OK(steel_batch_read_residual_history(batch, last, history_after, 5, &count_after));
+    CHECK(count_after == count_before);
+    for (uint32_t k = 0; k < count_before; ++k) CHECK(history_after[k] == history_before[k]);
+    const test::Solved after = test::read_all(batch);
+    CHECK(after.impulses == before.impulses);
+    CHECK(after.velocities == before.velocities);
+    uint64_t bytes = 0; // the stride a snapshot records still matches the history it holds
+    REQUIRE_OK(steel_batch_save_memory(batch, nullptr, 0, &bytes));
+    std::vector<unsigned char> snapshot(bytes);
+    REQUIRE_OK(steel_batch_save_memory(batch, snapshot.data(), bytes, &bytes));
+    steel_batch loaded{};
+    REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, snapshot.data(), bytes, &loaded));
+    REQUIRE_OK(steel_batch_destroy(loaded));
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+#endif
