@@ -1,6 +1,6 @@
 // Bilateral pre-elimination (SPEC section 5, option enable_bilateral_preelimination).
 //
-// Split a world's rows into bilateral rows B and the rest C. With S = A_BB + r I, the bilateral
+// Split a world's rows into bilateral rows B and the rest C. With S = A_BB + R, the bilateral
 // rows are solved exactly for any lambda_C:
 //
 //     lambda_B = -S^-1 (rhs_B + A_BC lambda_C),          rhs = J v-hat + b
@@ -12,10 +12,11 @@
 //     v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B)
 //
 // because J_i . Y'_j = A_ij - A_iB S^-1 A_Bj. The sweep then runs unchanged on this derived world
-// (general or dense path), and lambda_B is recovered afterwards. r = max(cfm, floor), where the
-// floor is a tiny multiple of A_BB's largest diagonal entry (1e-10 in float64, 1e-5 in float32)
-// so a redundant (rank-deficient) bilateral set still factors; with r > 0 the bilateral rows are
-// solved as J_B v + b_B + r lambda_B = 0, which is how cfm shows in their answer.
+// (general or dense path), and lambda_B is recovered afterwards. R is diagonal: a regularized
+// (soft) bilateral row's own c_q, as the sweep solves it, and cfm for the others, each raised to
+// a floor, a tiny multiple of A_BB's largest diagonal entry (1e-10 in float64, 1e-5 in float32),
+// so a redundant (rank-deficient) bilateral set still factors. The bilateral rows are solved as
+// J_B v + b_B + R lambda_B = 0: exactly for a soft row, and for a hard one cfm shows in its answer.
 #pragma once
 
 #include "preelimination_world.hpp"

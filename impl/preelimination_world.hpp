@@ -118,14 +118,19 @@ template <class Real> STEEL_HOST_DEVICE inline Real larger_diagonal(Real largest
     return largest < diagonal ? diagonal : largest;
 }
 
-// Step 3: S += r I with r = max(cfm, floor * largest diagonal), factored; then the eliminated
-// v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B), with S^-1 (J_B v-hat + b_B) left in ws.solved.
-// Returns false if S cannot be factored, which only non-finite data can cause.
+// Step 3: S_qq += r_q, factored; then the eliminated v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B),
+// with S^-1 (J_B v-hat + b_B) left in ws.solved. Returns false if S cannot be factored, which
+// only non-finite data can cause.
 // The pieces of step 3 (and of the recovery) that the GPU's warp runs value by value
-// (preelimination_kernel.cuh), so that both have the same bits. r, added to S's diagonal:
-template <class Real> STEEL_HOST_DEVICE inline Real schur_shift(Real cfm, Real largest_diagonal) {
+// (preelimination_kernel.cuh), so that both have the same bits. r_q, added to S's diagonal for
+// bilateral row q: its regularization c_q when it has one, so that a soft row stays soft
+// (J v + b + c lambda = 0, SPEC 5, as the sweep solves it, without cfm); else cfm. Either is
+// floored by floor * largest diagonal, so that a redundant set still factors.
+template <class Real>
+STEEL_HOST_DEVICE inline Real schur_shift(Real regularization, Real cfm, Real largest_diagonal) {
     const Real floor = elimination_floor<Real>() * largest_diagonal;
-    return cfm < floor ? floor : cfm;
+    const Real shift = regularization > Real(0) ? regularization : cfm;
+    return shift < floor ? floor : shift;
 }
 
 // J_p x + b_p for bilateral row p (x: v-hat for the elimination, v for the recovery).
@@ -140,9 +145,9 @@ template <class Real>
 STEEL_HOST_DEVICE inline bool factor_schur(const WorldRows<Real>& rows,
                                            const PreeliminationSpace<Real>& ws, uint32_t b,
                                            Real cfm, Real largest_diagonal) {
-    const Real r = schur_shift(cfm, largest_diagonal);
     for (uint32_t q = 0; q < b; ++q)
-        ws.schur[size_t(q) * b + q] += r;
+        ws.schur[size_t(q) * b + q] +=
+            schur_shift(rows.regularization[ws.bilateral_rows[q]], cfm, largest_diagonal);
     if (!cholesky_factor_in_place(ws.schur, b)) return false;
 
     Real* z = ws.solved;

@@ -24,9 +24,9 @@ template <class Real>
 __device__ inline bool warp_factor_schur(const WorldRows<Real>& rows,
                                          const PreeliminationSpace<Real>& space, uint32_t b,
                                          Real cfm, Real largest_diagonal, uint32_t lane) {
-    const Real r = schur_shift(cfm, largest_diagonal);
     for (uint32_t q = lane; q < b; q += kWarpSize)
-        space.schur[size_t(q) * b + q] += r;
+        space.schur[size_t(q) * b + q] +=
+            schur_shift(rows.regularization[space.bilateral_rows[q]], cfm, largest_diagonal);
     __syncwarp();
     if (!warp_cholesky_factor_in_place(space.schur, b, lane)) return false;
     Real* z = space.solved;
