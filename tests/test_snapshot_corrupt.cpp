@@ -3,6 +3,7 @@
 #include "error.hpp"
 #include "test_snapshot_support.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -58,7 +59,7 @@ void refused_after(const std::function<void(Snapshot&)>& change, const char* nee
     Snapshot snapshot = small_content();
     change(snapshot);
     CHECK(refused(encode(snapshot)) == expected);
-    INFO("message: " << steel_last_error_message());
+    INFO("message: " << std::string(steel_last_error_message()));
     CHECK(message_has(needle));
 }
 
@@ -134,6 +135,15 @@ TEST_CASE("absurd counts are refused before anything is allocated for them") {
     refused_after([](Snapshot& s) { s.results.stats.pop_back(); }, "results.world_stats");
     refused_after([](Snapshot& s) { s.results.stats[0].path = 5; }, "stats.path");
     refused_after([](Snapshot& s) { s.results.history_stride = 1000000; }, "residual_history");
+    refused_after(
+        [](Snapshot& s) { // more sweeps than the history holds: its reader would read past it
+            s.results.history_stride = 60;
+            s.results.residual_history.assign(60 * s.results.stats.size(), 0.0);
+            for (steel_world_stats& stats : s.results.stats)
+                stats.sweeps = std::min(stats.sweeps, 60u);
+            s.results.stats[1].sweeps = 61;
+        },
+        "world 1: the snapshot's stats.sweeps = 61 is more than the 60 entries");
     refused_after(
         [](Snapshot& s) {
             s.has_rows = false;

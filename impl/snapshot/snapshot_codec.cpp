@@ -270,6 +270,14 @@ Results decode_results(const fb::Results& table, const Snapshot& snapshot, const
     const uint64_t history_expected = uint64_t(world_count) * results.history_stride;
     require_length(where, "results.residual_history", results.residual_history.size(), history_expected,
                    "desc.world_count times results.history_stride");
+    // The history reader copies a world's `sweeps` entries from its stretch of the history.
+    if (results.history_stride != 0)
+        for (uint32_t w = 0; w < world_count; ++w)
+            if (results.stats[w].sweeps > results.history_stride)
+                bad(where, format("world %u: the snapshot's stats.sweeps = %u is more than the %u "
+                                  "entries a world "
+                                  "has in results.residual_history (results.history_stride)",
+                                  w, results.stats[w].sweeps, results.history_stride));
     for (uint64_t k = 0; k < results.residual_history.size(); ++k) {
         const double value = results.residual_history[k];
         const uint32_t w = uint32_t(k / results.history_stride);
