@@ -5,8 +5,9 @@
 // mutated content reaches the format and meaning checks behind the checksum instead of
 // stopping at it). Properties:
 //  - a refusal is an error status with a message naming steel_batch_load_memory, and no batch;
-//  - a loaded batch saves to a snapshot that loads again to the same decoded content, and it
-//    solves (with at most a few sweeps) without failing.
+//  - a loaded batch saves to a snapshot that loads again to the same decoded content, its
+//    results read back (every world's residual history too) into buffers of the sizes it
+//    reports, and it solves (with at most a few sweeps) without failing.
 #include "fuzz_input.hpp"
 
 #include "snapshot/snapshot.hpp"
@@ -57,6 +58,39 @@ void check_round_trip(steel_batch batch, const uint8_t* data, size_t size) {
         fuzz::die("a saved loaded batch decodes to different results");
 }
 
+// Reads what a loaded batch reports, each into a buffer of exactly the size it asks for, so
+// that a reader trusting a count the loader let through reads past its data (ASan).
+void read_loaded_outputs(steel_batch batch, uint32_t world_count) {
+    uint64_t count = 0;
+    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK) return; // not solved
+    std::vector<double> values(count);
+    if (steel_batch_read_impulses(batch, values.data(), count, &count) != STEEL_OK)
+        fuzz::die("impulses unreadable");
+    if (steel_batch_read_velocities(batch, nullptr, 0, &count) != STEEL_OK)
+        fuzz::die("velocities unreadable");
+    values.resize(count);
+    if (steel_batch_read_velocities(batch, values.data(), count, &count) != STEEL_OK)
+        fuzz::die("velocities unreadable");
+    std::vector<steel_world_stats> stats(world_count);
+    uint32_t stats_count = 0;
+    if (steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), world_count,
+                                     &stats_count) != STEEL_OK ||
+        stats_count != world_count)
+        fuzz::die("world stats unreadable");
+    for (uint32_t w = 0; w < world_count; ++w) {
+        uint32_t sweeps = 0;
+        const steel_status status =
+            steel_batch_read_residual_history(batch, w, nullptr, 0, &sweeps);
+        if (status == STEEL_ERROR_NO_DATA) return; // solved without history
+        if (status != STEEL_OK || sweeps != stats[w].sweeps)
+            fuzz::die("history count unreadable or not sweeps");
+        std::vector<double> history(sweeps);
+        if (steel_batch_read_residual_history(batch, w, history.data(), sweeps, &sweeps) !=
+            STEEL_OK)
+            fuzz::die("history unreadable");
+    }
+}
+
 void load_and_check(const uint8_t* data, size_t size) {
     steel_batch batch{12345};
     const steel_status status = steel_batch_load_memory(STEEL_ABI_VERSION, data, size, &batch);
@@ -68,6 +102,7 @@ void load_and_check(const uint8_t* data, size_t size) {
     }
     if (batch.id == 0 || steel_last_error_message()[0] != '\0') fuzz::die("a load succeeded without a batch");
     check_round_trip(batch, data, size);
+    read_loaded_outputs(batch, steel::snapshot::decode(data, size, "fuzz").desc.world_count);
 
     // Solve, with the sweeps capped so that a recorded iterations = 4e9 cannot hang the fuzzer.
     steel_solve_options options;
