@@ -4,6 +4,7 @@
 #include "robot_scenes.hpp"
 #include "scene_builder.hpp"
 #include "scene_support.hpp"
+#include "test_snapshot_support.hpp"
 
 #include <cuda_runtime.h>
 
@@ -103,6 +104,46 @@ TEST_CASE("GPU cfm, contact regularization and residual history match the CPU") 
         for (size_t k = 0; k < cpu_history.size(); ++k)
             CHECK(std::fabs(gpu_history[k] - cpu_history[k]) <= bound);
     }
+}
+
+TEST_CASE("a GPU snapshot's residual history holds zeros after each world's last sweep, as the "
+          "CPU's, and loads") {
+    // Worlds that converge early leave the rest of their stretch of the history unwritten by the
+    // kernels; device memory holds whatever it held before (the emulated device: NaN bytes).
+    const scenes::RowsBuilder builder = random_batch(7, 64);
+    steel_solve_options options = options_with(400, STEEL_PATH_AUTO);
+    options.tolerance = 1e-6;
+    options.record_residual_history = 1;
+    std::vector<steel::snapshot::Snapshot> saved;
+    for (int32_t backend : {STEEL_BACKEND_CPU, STEEL_BACKEND_CUDA}) {
+        const steel_batch batch =
+            cuda_test::create(builder.world_count(), backend, STEEL_PRECISION_FLOAT64);
+        const steel_rows_desc rows = builder.desc();
+        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+        REQUIRE_OK(steel_batch_set_options(batch, &options));
+        REQUIRE_OK(steel_batch_solve(batch));
+        const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
+        REQUIRE_OK(steel_batch_destroy(batch));
+        steel_batch loaded{};
+        REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &loaded));
+        REQUIRE_OK(steel_batch_destroy(loaded));
+        saved.push_back(steel::snapshot::decode(bytes.data(), bytes.size(), "test"));
+    }
+    const steel::snapshot::Results& cpu = saved[0].results;
+    const steel::snapshot::Results& gpu = saved[1].results;
+    REQUIRE(gpu.history_stride == options.iterations);
+    uint32_t stopped_early = 0;
+    for (uint32_t w = 0; w < builder.world_count(); ++w) {
+        CAPTURE(w);
+        const uint32_t sweeps = gpu.stats[w].sweeps;
+        stopped_early += sweeps < options.iterations;
+        for (uint32_t k = sweeps; k < options.iterations; ++k) {
+            CHECK(gpu.residual_history[size_t(w) * options.iterations + k] == 0.0);
+            if (cpu.stats[w].sweeps <= k)
+                CHECK(cpu.residual_history[size_t(w) * options.iterations + k] == 0.0);
+        }
+    }
+    CHECK(stopped_early > 0);
 }
 
 TEST_CASE("GPU Nesterov momentum matches the CPU") {

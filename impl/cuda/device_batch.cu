@@ -432,6 +432,13 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
     if (options.record_residual_history &&
         state.history.capacity() < size_t(rows.world_count) * options.iterations)
         fail(STEEL_ERROR_INTERNAL, "launching the solve: the residual history buffer is too small");
+    // The kernels write a world's history only for the sweeps it ran; the rest of its stretch
+    // is zeros, as on the CPU, and not what the device memory held before (a snapshot keeps it).
+    if (options.record_residual_history)
+        check_cuda(cudaMemsetAsync(state.history.data(), 0,
+                                   size_t(rows.world_count) * options.iterations * sizeof(double),
+                                   stream),
+                   "cudaMemsetAsync (history)");
     const SolveOutputs<Real> out{
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
         state.world_path.data(), state.stats.data(),    state.history.data()};

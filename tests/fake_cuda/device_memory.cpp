@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
 
@@ -28,6 +29,12 @@ namespace {
 
 constexpr size_t kAlignment = 256;  // cudaMalloc's
 constexpr size_t kQuarantine = 256; // freed allocations kept closed before they are unmapped
+// A fresh allocation's first bytes hold this, not the zeros of new pages: on a GPU, cudaMalloc
+// hands back memory with whatever it held last, so a reader of bytes no one wrote must show.
+// 0xff is NaN in a float or double and all ones in an integer. Past the first kStaleBytes (a
+// memory hog's pieces) the pages stay untouched, to keep them cheap.
+constexpr unsigned char kStaleByte = 0xff;
+constexpr size_t kStaleBytes = size_t(16) << 20;
 
 // One mapping: `pages` bytes that hold the allocation at their end, then a guard page.
 struct Mapping {
@@ -99,7 +106,9 @@ void* allocate(size_t bytes) {
     unsigned char* start = mapping.region + (mapping.pages - used);
     poison(mapping.region, size_t(start - mapping.region));
     poison(start + bytes, used - bytes);
-    if (open_depth > 0) protect(mapping, PROT_READ | PROT_WRITE);
+    protect(mapping, PROT_READ | PROT_WRITE);
+    std::memset(start, kStaleByte, bytes < kStaleBytes ? bytes : kStaleBytes);
+    if (open_depth == 0) protect(mapping, PROT_NONE);
     live[reinterpret_cast<uintptr_t>(start)] = mapping;
     return start;
 }

@@ -12,7 +12,7 @@
 namespace fake_cuda::memory {
 
 // A fresh allocation of `bytes`, 256-byte aligned as cudaMalloc's, or null when the address
-// space has no room.
+// space has no room. Its first 16 MiB hold 0xff bytes, as stale memory would on a GPU.
 void* allocate(size_t bytes);
 
 // Frees what allocate returned (its exact start); false for any other pointer.
