@@ -196,17 +196,25 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     if (state.history.capacity() < history_size) grown_history.reserve(history_size);
     state.preelimination.resize(pool.thread_count());
     if (options.enable_bilateral_preelimination) {
+        // Room for the worlds that have bilateral rows, each as much as its own derived world
+        // needs (its kept rows' path, as solve_world classifies them).
         uint32_t max_rows = 0, max_dofs = 0;
+        PreeliminationRoom max_room;
         for (uint32_t w = 0; w < world_count; ++w) {
-            max_rows = std::max(max_rows, set.row_count(w));
-            max_dofs = std::max(max_dofs, set.dof_count(w));
-            // The derived world may take the dense path even where the original did not.
-            scratch_size =
-                std::max(scratch_size, world_scratch_size(STEEL_PATH_DENSE, momentum,
-                                                          set.row_count(w), set.dof_count(w)));
+            const uint32_t m = set.row_count(w), n = set.dof_count(w);
+            const uint32_t b = bilateral_row_count(world_rows(set, w));
+            if (b == 0) continue;
+            const PreeliminationRoom room = preelimination_room(m, b, n);
+            max_rows = std::max(max_rows, m);
+            max_dofs = std::max(max_dofs, n);
+            max_room.kept_values = std::max(max_room.kept_values, room.kept_values);
+            max_room.schur = std::max(max_room.schur, room.schur);
+            const uint32_t c = m - b;
+            const int32_t kept_path = classify_world(options.path, c, uint64_t(c) * n);
+            scratch_size = std::max(scratch_size, world_scratch_size(kept_path, momentum, c, n));
         }
         for (PreeliminationWorkspace<Real>& workspace : state.preelimination)
-            workspace.reserve(max_rows, max_dofs);
+            workspace.reserve(max_rows, max_dofs, max_room);
     }
     if (propagation) {
         uint32_t max_bodies = 0, max_dofs = 0;

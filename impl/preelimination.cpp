@@ -2,7 +2,9 @@
 
 namespace steel {
 
-template <class Real> void PreeliminationWorkspace<Real>::reserve(uint32_t rows, uint32_t dofs) {
+template <class Real>
+void PreeliminationWorkspace<Real>::reserve(uint32_t rows, uint32_t dofs,
+                                            const PreeliminationRoom& room) {
     const size_t m = rows, n = dofs;
     auto grow = [](auto& vector, size_t size) {
         if (vector.size() < size) vector.resize(size);
@@ -10,8 +12,8 @@ template <class Real> void PreeliminationWorkspace<Real>::reserve(uint32_t rows,
     grow(block_offset, 2 * m);
     grow(block_length, 2 * m);
     grow(value_offset, m + 1);
-    grow(jacobian, m * n);
-    grow(response, m * n);
+    grow(jacobian, room.kept_values);
+    grow(response, room.kept_values);
     grow(unconstrained_velocity, n);
     for (auto* vector : {&bias, &lower, &upper, &friction, &regularization, &initial_impulse, &jy,
                          &cross_01, &cross_10, &kept_impulse, &solved})
@@ -21,7 +23,7 @@ template <class Real> void PreeliminationWorkspace<Real>::reserve(uint32_t rows,
     grow(kept_rows, m);
     grow(bilateral_rows, m);
     grow(kept_index, m);
-    grow(schur, m * m);
+    grow(schur, room.schur);
 }
 
 template <class Real> PreeliminationSpace<Real> PreeliminationWorkspace<Real>::space() {

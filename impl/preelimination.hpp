@@ -40,10 +40,11 @@ template <class Real> struct PreeliminationWorkspace {
     std::vector<int32_t> kind, normal_row;
     // Index maps and the elimination.
     std::vector<uint32_t> kept_rows, bilateral_rows, kept_index; // kept_index: world row -> C
-    std::vector<Real> schur, solved; // m x m (preelimination_world.hpp), b
+    std::vector<Real> schur, solved; // b x m (preelimination_world.hpp), b
     std::vector<Real> kept_impulse;  // the derived world's impulses (c)
 
-    void reserve(uint32_t rows, uint32_t dofs);
+    // Room for any world of at most `rows` rows and `dofs` DOFs whose products fit `room`.
+    void reserve(uint32_t rows, uint32_t dofs, const PreeliminationRoom& room);
     PreeliminationSpace<Real> space();
 };
 

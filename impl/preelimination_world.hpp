@@ -15,27 +15,42 @@
 
 namespace steel {
 
-// Room for a world of m rows and n DOFs (sizes in brackets).
+// Room for a world of m rows (b bilateral, c = m - b kept) and n DOFs (sizes in brackets).
 template <class Real> struct PreeliminationSpace {
     // The derived world: the kept rows (C), each one block [0, n).
     uint32_t* block_offset;       // [2m]
     uint32_t* block_length;       // [2m]
     uint64_t* value_offset;       // [m + 1]
-    Real* jacobian;               // [m n]
-    Real* response;               // [m n]
+    Real* jacobian;               // [c n]
+    Real* response;               // [c n]
     Real* unconstrained_velocity; // [n]
     Real *bias, *lower, *upper, *friction, *regularization, *initial_impulse, *jy, *cross_01,
         *cross_10;              // [m] each
     int32_t *kind, *normal_row; // [m] each
     // Index maps and the elimination.
     uint32_t *kept_rows, *bilateral_rows, *kept_index; // [m] each; kept_index: world row -> C
-    Real* schur;        // [m m]: S (b x b), factored, then S^-1 (J_B . Y_j) for each kept row
+    Real* schur;        // [b m]: S (b x b), factored, then S^-1 (J_B . Y_j) for each kept row
     Real* solved;       // [m]
     Real* kept_impulse; // [m]: the derived world's impulses
 };
 
 template <class Real> STEEL_HOST_DEVICE constexpr Real elimination_floor() {
     return sizeof(Real) == 4 ? Real(1e-5) : Real(1e-10);
+}
+
+// The room a world of m rows, b of them bilateral, and n DOFs needs in the two arrays whose
+// size is a product: none when b = 0, since such a world is not pre-eliminated.
+struct PreeliminationRoom {
+    uint64_t kept_values = 0; // J' and Y' each: c n
+    uint64_t schur = 0;       // S and the kept rows' S^-1 (J_B . Y_j): b b + c b = b m
+};
+
+inline PreeliminationRoom preelimination_room(uint32_t m, uint32_t b, uint32_t n) {
+    PreeliminationRoom room;
+    if (b == 0) return room;
+    room.kept_values = uint64_t(m - b) * n;
+    room.schur = uint64_t(b) * m;
+    return room;
 }
 
 // How many rows of the world are bilateral (pre-elimination applies when > 0).
@@ -163,8 +178,8 @@ STEEL_HOST_DEVICE inline bool factor_schur(const WorldRows<Real>& rows,
 }
 
 // Step 4, for each kept row k < c: its dense J, its projected Y' = Y_j - Y_B S^-1 (J_B . Y_j)
-// and its scalars. S^-1 (J_B . Y_j) goes to b values of the room after S in ws.schur (m^2 - b^2
-// >= c b), one stretch per kept row.
+// and its scalars. S^-1 (J_B . Y_j) goes to b values of the room after S in ws.schur (b m - b^2
+// = c b), one stretch per kept row.
 template <class Real>
 STEEL_HOST_DEVICE inline void build_kept_row(const WorldRows<Real>& rows,
                                              const PreeliminationSpace<Real>& ws, uint32_t b,

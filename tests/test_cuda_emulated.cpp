@@ -575,7 +575,7 @@ template <class Real> uint32_t check_derived_worlds(const steel::RowSet<Real>& r
             const uint32_t m = world.row_count, n = world.dof_count;
             const uint32_t b = steel::bilateral_row_count(world), c = m - b;
             steel::PreeliminationWorkspace<Real> workspace;
-            workspace.reserve(m, n);
+            workspace.reserve(m, n, steel::preelimination_room(m, b, n));
             const steel::PreeliminationSpace<Real> cpu = workspace.space();
             steel::WorldRows<Real> unused;
             REQUIRE(steel::build_preeliminated_world(world, cfm, cpu, unused) == built);

@@ -580,6 +580,50 @@ TEST_CASE("out of device memory, the first propagation solve is refused, says wh
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
+TEST_CASE("pre-elimination's device room follows each world's bilateral rows: worlds of "
+          "contacts alone need none") {
+    // Eight worlds of 1,024 contact rows on 6 DOFs and no bilateral row, then loops, which have.
+    // Room sized m x m for every world (S) would be 64 MiB for the contact worlds alone; 16 MiB
+    // is left, and the loops need well under 1 MiB.
+    std::mt19937_64 rng(31);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    scenes::RowsBuilder builder;
+    for (int w = 0; w < 8; ++w) {
+        builder.begin_world(std::vector<double>(6, -0.5));
+        for (int r = 0; r < 1024; ++r) {
+            scenes::Row contact;
+            contact.kind = STEEL_ROW_CONTACT_NORMAL;
+            std::vector<double> j(6);
+            for (double& value : j)
+                value = unit(rng);
+            contact.blocks[0] = scenes::Block{0, j, j}; // unit masses: Y = J
+            contact.bias = 0.1 * unit(rng);
+            builder.add_row(contact);
+        }
+    }
+    for (uint32_t links : {3u, 5u})
+        scenes::add_loop_world(builder, rng, links);
+
+    steel_solve_options options = cuda_test::options_with(5, STEEL_PATH_AUTO);
+    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_set_options(batch, &options)); // loads the kernels it needs
+    REQUIRE_OK(steel_batch_solve(batch));
+    DeviceMemoryHog hog;
+    hog.take_all(size_t(16) << 20);
+    REQUIRE(!hog.taken.empty());
+    options.enable_bilateral_preelimination = 1;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const test::Solved gpu = test::read_all(batch);
+    hog.release();
+    REQUIRE_OK(steel_batch_destroy(batch));
+
+    const test::Solved cpu = cuda_test::solve(
+        builder, cuda_test::run(STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT64, options));
+    cuda_test::check_preeliminated(gpu, cpu, builder, 5, STEEL_PRECISION_FLOAT64,
+                                   builder.world_count() - 2);
+}
+
 TEST_CASE("out of device memory, loading a CUDA snapshot is refused, names the call, and makes "
           "no batch") {
     const scenes::RowsBuilder builder = cuda_test::random_batch(25, 32);

@@ -1,8 +1,9 @@
 // Room on the device for bilateral pre-elimination (preelimination_world.hpp): one
 // PreeliminationSpace per world, carved out of batch-wide arrays. Row arrays sit at the world's
-// row offset, DOF arrays at its DOF offset, and the m x n (J', Y') and m x m (S) arrays at prefix
-// sums of those sizes. The arrays are any container with resize() and data() (DeviceBuffer on
-// the device, std::vector in the host emulation), so both sides lay them out by this code.
+// row offset, DOF arrays at its DOF offset, and the c x n (J', Y') and b x m (S) arrays at prefix
+// sums of those sizes (preelimination_room: none for a world without bilateral rows). The arrays
+// are any container with resize() and data() (DeviceBuffer on the device, std::vector in the host
+// emulation), so both sides lay them out by this code.
 #pragma once
 
 #include "../preelimination_world.hpp"
@@ -17,8 +18,8 @@ namespace steel::cuda {
 // The batch's arrays as kernels see them.
 template <class Real> struct PreeliminationBuffers {
     PreeliminationSpace<Real> base;   // every array at its start
-    const uint64_t* world_value_base; // [world_count + 1]: prefix sums of m n
-    const uint64_t* world_schur_base; // [world_count + 1]: prefix sums of m m
+    const uint64_t* world_value_base; // [world_count + 1]: prefix sums of c n
+    const uint64_t* world_schur_base; // [world_count + 1]: prefix sums of b m
 };
 
 // World w's space.
@@ -68,9 +69,11 @@ template <class Real> PreeliminationLayout preelimination_layout(const RowSet<Re
     layout.world_value_base.assign(1, 0);
     layout.world_schur_base.assign(1, 0);
     for (uint32_t w = 0; w < rows.world_count; ++w) {
-        const uint64_t m = rows.row_count(w), n = rows.dof_count(w);
-        layout.world_value_base.push_back(layout.world_value_base.back() + m * n);
-        layout.world_schur_base.push_back(layout.world_schur_base.back() + m * m);
+        const uint32_t b = bilateral_row_count(world_rows(rows, w));
+        const PreeliminationRoom room =
+            preelimination_room(rows.row_count(w), b, rows.dof_count(w));
+        layout.world_value_base.push_back(layout.world_value_base.back() + room.kept_values);
+        layout.world_schur_base.push_back(layout.world_schur_base.back() + room.schur);
     }
     return layout;
 }
