@@ -78,6 +78,7 @@ steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capa
         cuda::settle_host_mirror(b, where);
         if (out == nullptr && out_size == nullptr)
             fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out and out_size are both NULL", where));
+        snapshot::check_snapshot_fits(b, where);
         const std::vector<uint8_t> bytes = snapshot::encode(snapshot::export_batch(b));
         if (out_size) *out_size = bytes.size();
         if (out == nullptr) return;
@@ -95,6 +96,7 @@ steel_status steel_batch_save_file(steel_batch batch, const char* path) {
         Batch& b = lookup_batch(batch.id, where);
         cuda::settle_host_mirror(b, where);
         if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
+        snapshot::check_snapshot_fits(b, where);
         snapshot::write_file_atomically(path, snapshot::encode(snapshot::export_batch(b)), where);
     });
 }

@@ -2,6 +2,10 @@
 // original, reads the recorded outputs until then, and saves to the same decoded content again.
 #include "test_snapshot_support.hpp"
 
+#include "batch.hpp"
+#include "error.hpp"
+#include "handle_registry.hpp"
+
 #include <string>
 
 namespace {
@@ -166,6 +170,42 @@ TEST_CASE("steel_batch_save_memory answers the size first and never writes past 
     CHECK(steel_batch_save_memory(batch, nullptr, 0, &size) == STEEL_ERROR_INVALID_HANDLE);
     CHECK(steel_batch_save_file(batch, "/tmp/never-written.steel") == STEEL_ERROR_INVALID_HANDLE);
     CHECK(steel_batch_set_capture(batch, nullptr) == STEEL_ERROR_INVALID_HANDLE);
+}
+
+TEST_CASE("a snapshot's size bound holds every saved size tightly, and a batch past the limit is "
+          "refused") {
+    for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64})
+        for (uint32_t history : {0u, 1u})
+            for (uint32_t random_worlds : {1u, 9u}) {
+                CAPTURE(precision);
+                CAPTURE(history);
+                CAPTURE(random_worlds);
+                const scenes::RowsBuilder builder = snaptest::varied_scene(3, random_worlds);
+                steel_solve_options options;
+                steel_solve_options_default(&options);
+                options.record_residual_history = history;
+                const steel_batch batch = solved_batch(builder, precision, options);
+                const steel::Batch& internal = steel::lookup_batch(batch.id, "test");
+                const uint64_t bound = steel::snapshot::snapshot_size_bound(internal);
+                const uint64_t size = snaptest::save_memory(batch).size();
+                CHECK(bound >= size);
+                CHECK(bound <= size + 8192 + 64 * uint64_t(builder.world_count()));
+
+                // The writers' check, at a limit just under the bound: refused, nothing written.
+                CHECK_NOTHROW(steel::snapshot::check_snapshot_fits(internal, "test", bound));
+                try {
+                    steel::snapshot::check_snapshot_fits(internal, "steel_batch_save_memory",
+                                                         bound - 1);
+                    FAIL("a batch past the limit passed");
+                } catch (const steel::Error& error) {
+                    CHECK(error.status == STEEL_ERROR_UNSUPPORTED);
+                    CHECK(error.message.find(
+                              "steel_batch_save_memory: the batch's snapshot would take up to " +
+                              std::to_string(bound) + " bytes, more than the " +
+                              std::to_string(bound - 1)) == 0);
+                }
+                REQUIRE_OK(steel_batch_destroy(batch));
+            }
 }
 
 TEST_CASE("snapshots load from any alignment, and files round-trip through save_file and load_file") {

@@ -324,14 +324,16 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
  * (*out_size), then with a buffer of at least that many bytes; the size stays the same while
  * the batch is unchanged. out_size may be NULL when out is not.
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (out and out_size both NULL), BUFFER_TOO_SMALL
- * (capacity < size: nothing written, *out_size still set), OUT_OF_MEMORY. */
+ * (capacity < size: nothing written, *out_size still set), UNSUPPORTED (the snapshot could pass
+ * the format's 2 GiB limit: checked from the batch's counts before anything is built),
+ * OUT_OF_MEMORY. */
 STEEL_API steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capacity,
                                                uint64_t* out_size);
 
 /* Writes the batch's snapshot to the file at path, replacing it. The bytes go to a temporary
  * file beside it that is then renamed, so a failed save leaves an existing file as it was.
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (path NULL, or the file cannot be written: the
- * message gives the system's reason), OUT_OF_MEMORY. */
+ * message gives the system's reason), UNSUPPORTED (as steel_batch_save_memory), OUT_OF_MEMORY. */
 STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path);
 
 /* Creates a batch from a snapshot of `size` bytes at data (read during the call; no alignment

@@ -79,17 +79,21 @@ void capture_from_environment(Batch& batch) noexcept {
 
 void capture_solve(Batch& batch) noexcept {
     if (batch.capture_path.empty()) return;
-    int error = 0;
+    std::string reason;
     try {
+        check_snapshot_fits(batch, "steel_batch_solve");
         const std::vector<uint8_t> record = encode(export_batch(batch), /*size_prefixed=*/true);
         std::lock_guard<std::mutex> lock(capture_mutex());
-        error = append(batch.capture_path.c_str(), record);
+        const int error = append(batch.capture_path.c_str(), record);
+        if (error != 0) reason = std::strerror(error);
+    } catch (const Error& error) {
+        reason = error.message;
     } catch (...) {
-        error = ENOMEM;
+        reason = std::strerror(ENOMEM);
     }
-    if (error == 0) return;
+    if (reason.empty()) return;
     std::fprintf(stderr, "steel: capture to '%s' failed: %s; capture is now off for this batch\n",
-                 batch.capture_path.c_str(), std::strerror(error));
+                 batch.capture_path.c_str(), reason.c_str());
     batch.capture_path.clear();
 }
 

@@ -74,6 +74,13 @@ struct Snapshot {
     Results results;
 };
 
+// An upper bound of the size of the batch's snapshot, from its counts alone (tight to a few
+// kilobytes and a few bytes a world), and the check every writer makes with it before anything
+// is built: a batch whose snapshot could pass `limit` is refused (UNSUPPORTED, message starting
+// with `where`), so FlatBuffers never builds a buffer past its 2 GiB limit.
+uint64_t snapshot_size_bound(const Batch& batch);
+void check_snapshot_fits(const Batch& batch, const char* where, uint64_t limit = kMaxSnapshotBytes);
+
 // The batch as it is now, numbers widened to double. Producer fields are this library's.
 Snapshot export_batch(const Batch& batch);
 

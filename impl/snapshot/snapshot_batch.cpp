@@ -65,6 +65,50 @@ void write_all(int fd, const uint8_t* bytes, uint64_t size, const char* where, c
 
 } // namespace
 
+uint64_t snapshot_size_bound(const Batch& batch) {
+    // Each array as FlatBuffers lays it out: a 4-byte length, at most 8 bytes of padding, then
+    // its elements, numbers widened to double; optional arrays counted as present, a world's
+    // stats as 64 bytes (its struct has 32), and 4 KiB for the tables, strings and header.
+    uint64_t bytes = 4096;
+    const auto array = [&](uint64_t count, uint64_t element) { bytes += 12 + count * element; };
+    std::visit(
+        [&](const auto& state) {
+            if (!state.has_rows) return;
+            const uint64_t worlds = batch.desc.world_count, m = state.rows.total_rows(),
+                           n = state.rows.total_dofs(), values = state.rows.jacobian.size();
+            array(worlds, 4); // world_dof_counts, world_row_counts
+            array(worlds, 4);
+            array(n, 8);     // unconstrained_velocity
+            array(2 * m, 4); // block_offset, block_length
+            array(2 * m, 4);
+            array(values, 8); // jacobian, response
+            array(values, 8);
+            for (int k = 0; k < 6; ++k) // bias, lower, upper, friction, regularization, initial
+                array(m, 8);
+            array(m, 4); // kind, normal_row
+            array(m, 4);
+            if (!state.solved) return;
+            array(m, 8); // impulses, velocities
+            array(n, 8);
+            array(worlds, 64);
+            array(worlds * state.history_stride, 8);
+        },
+        batch.state);
+    return bytes;
+}
+
+void check_snapshot_fits(const Batch& batch, const char* where, uint64_t limit) {
+    const uint64_t bound = snapshot_size_bound(batch);
+    if (bound > limit)
+        fail(STEEL_ERROR_UNSUPPORTED,
+             format(
+                 "%s: the batch's snapshot would take up to %" PRIu64
+                 " bytes, more than the %" PRIu64
+                 " a snapshot can hold (FlatBuffers' 2 GiB limit); nothing was written. Save fewer "
+                 "worlds (a batch of a part of them), or rows without a residual history",
+                 where, bound, limit));
+}
+
 Snapshot export_batch(const Batch& batch) {
     Snapshot snapshot;
     snapshot.producer_version = steel_version();

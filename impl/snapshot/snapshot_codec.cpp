@@ -223,6 +223,9 @@ bool residual_allowed(double residual, uint32_t flags) {
     return std::isfinite(residual) && residual >= 0;
 }
 
+static_assert(sizeof(fb::WorldStats) <= 64,
+              "snapshot_size_bound counts 64 bytes for a world's stats");
+
 Results decode_results(const fb::Results& table, const Snapshot& snapshot, const char* where) {
     const Rows& rows = snapshot.rows;
     const uint32_t world_count = snapshot.desc.world_count;
@@ -372,6 +375,9 @@ std::vector<uint8_t> encode(const Snapshot& snapshot, bool size_prefixed) {
     // to itself, and a record cut out of a capture stream loads on its own.
     const uint64_t prefix = size_prefixed ? 4 : 0;
     const uint32_t size = builder.GetSize();
+    if (size > kMaxSnapshotBytes) // check_snapshot_fits keeps every writer well below
+        fail(STEEL_ERROR_INTERNAL,
+             format("encoding a snapshot: %u bytes pass the format's limit", size));
     std::vector<uint8_t> bytes(prefix + size);
     if (size_prefixed) std::memcpy(bytes.data(), &size, 4); // little-endian (static_assert above)
     std::memcpy(bytes.data() + prefix, builder.GetBufferPointer(), size);
