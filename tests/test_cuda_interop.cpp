@@ -119,6 +119,22 @@ TEST_CASE("rows uploaded from device memory solve exactly like rows uploaded fro
     CHECK(steel_batch_upload_rows_device(batch, &bad, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(std::string(steel_last_error_message()).find("but the rows' blocks hold") !=
           std::string::npos);
+    // Counts whose total passes 2^32 - 1 are refused before they size anything (here the
+    // velocities alone would be 48 GB of staging).
+    std::vector<uint32_t> huge_dofs(builder.world_count(), 0), no_rows(builder.world_count(), 0);
+    huge_dofs[0] = huge_dofs[1] = 3000000000u;
+    steel_rows_desc_default(&bad);
+    bad.world_count = builder.world_count();
+    bad.world_dof_counts = to_device(huge_dofs);
+    bad.world_row_counts = to_device(no_rows);
+    bad.unconstrained_velocity = to_device(std::vector<double>(1, 0.0)); // a pointer to stage from
+    CHECK(steel_batch_upload_rows_device(batch, &bad, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(steel_last_error_message()) ==
+          "steel_batch_upload_rows_device: world 1: the batch's total DOF or row count passes "
+          "2^32 - 1");
+    REQUIRE_CUDA(cudaFree(const_cast<uint32_t*>(bad.world_dof_counts)));
+    REQUIRE_CUDA(cudaFree(const_cast<uint32_t*>(bad.world_row_counts)));
+    REQUIRE_CUDA(cudaFree(const_cast<double*>(bad.unconstrained_velocity)));
     REQUIRE_OK(steel_batch_solve(batch));
     CHECK(test::read_all(batch).impulses == host.impulses);
     REQUIRE_OK(steel_batch_destroy(batch));

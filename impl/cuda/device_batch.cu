@@ -706,6 +706,12 @@ void upload_rows_on_device(Batch& batch, const steel_rows_desc& rows, void* stre
     for (uint32_t w = 0; w < worlds && !dofs.empty() && !row_counts.empty(); ++w) {
         total_dofs += dofs[w];
         total_rows += row_counts[w];
+        // Before the totals size the staging below (the host check says the same, later).
+        if (total_dofs > UINT32_MAX || total_rows > UINT32_MAX)
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("steel_batch_upload_rows_device: world %u: the batch's total DOF or row "
+                        "count passes 2^32 - 1",
+                        w));
     }
     const uint64_t values = rows.value_count;
     const auto v_hat = stage(rows.unconstrained_velocity, total_dofs, on, "unconstrained_velocity");
