@@ -40,6 +40,11 @@ template <class Real, class What> Real finite_value(double value, const What& wh
     return converted;
 }
 
+// A bound to Real: an infinity stays one (an open side), a finite value must fit Real.
+template <class Real, class What> Real bound_value(double value, const What& what) {
+    return std::isinf(value) ? Real(value) : finite_value<Real>(value, what);
+}
+
 template <class T> void require(const T* pointer, const char* field, const char* reason) {
     if (pointer == nullptr) bad(format("%s is NULL but %s", field, reason));
 }
@@ -155,8 +160,8 @@ template <class Real> void copy_structure(const Part& part, RowSet<Real>& set, u
             if (!(lo <= hi)) bad(format("%s: lower = %g > upper = %g", place().c_str(), lo, hi));
             if (lo == INFINITY || hi == -INFINITY)
                 bad(format("%s: the bounds [%g, %g] admit no impulse", place().c_str(), lo, hi));
-            set.lower[r] = Real(lo);
-            set.upper[r] = Real(hi);
+            set.lower[r] = bound_value<Real>(lo, [&] { return place() + ": lower"; });
+            set.upper[r] = bound_value<Real>(hi, [&] { return place() + ": upper"; });
         }
         set.normal_row[r] = -1;
         set.friction[r] = Real(0);

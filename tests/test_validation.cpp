@@ -214,6 +214,24 @@ TEST_CASE("a float32 batch rejects numbers that overflow float32") {
     CHECK(steel_batch_upload_rows(batch, &rows) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(std::string(steel_last_error_message()).find("does not fit float32") != std::string::npos);
     CHECK(steel_batch_solve(batch) == STEEL_ERROR_NO_DATA); // the failed first upload left nothing
+
+    // A finite bound too: [1e39, 1e40] would become [inf, inf], which admits no impulse. An
+    // infinite bound is an open side and stays allowed.
+    builder.bias[kRow] = 0;
+    builder.lower[kRow + 2] = 1e39;
+    builder.upper[kRow + 2] = 1e40;
+    const steel_rows_desc bounded = builder.desc();
+    CHECK(steel_batch_upload_rows(batch, &bounded) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(steel_last_error_message()) ==
+          "steel_batch_upload_rows: world 1, row 2 (batch row 5): lower = 1e+39 does not fit "
+          "float32");
+    builder.lower[kRow + 2] = -1.0;
+    CHECK(steel_batch_upload_rows(batch, &bounded) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(steel_last_error_message()).find("upper = 1e+40 does not fit float32") !=
+          std::string::npos);
+    builder.lower[kRow + 2] = -INFINITY;
+    builder.upper[kRow + 2] = INFINITY;
+    REQUIRE_OK(steel_batch_upload_rows(batch, &bounded));
     steel_batch_destroy(batch);
 }
 
