@@ -612,7 +612,8 @@ void ground_contacts(SceneBuilder& builder, const scenes::Frame& pose, const sce
 test::SceneStep solve_with_bodies(SceneBuilder& builder, const std::vector<double>& pose,
                                   const std::vector<double>& velocity,
                                   const std::vector<int32_t>& flags,
-                                  std::vector<double>* poses_after = nullptr) {
+                                  std::vector<double>* poses_after = nullptr,
+                                  const double* joint_velocity_limit = nullptr) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     steel_batch batch{};
@@ -625,6 +626,7 @@ test::SceneStep solve_with_bodies(SceneBuilder& builder, const std::vector<doubl
     scene.body_pose = pose.empty() ? nullptr : pose.data();
     scene.body_velocity = velocity.empty() ? nullptr : velocity.data();
     scene.body_flags = flags.empty() ? nullptr : flags.data();
+    scene.joint_velocity_limit = joint_velocity_limit;
     REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
     REQUIRE_OK(steel_batch_solve(batch));
     test::SceneStep step;
@@ -677,6 +679,40 @@ TEST_CASE("a free body given as a standalone body and as a one-free-joint articu
     CHECK(test::max_abs_diff(a.contacts, b.contacts) < 1e-12);
     CHECK(test::max_abs_diff(a.bodies, b.bodies) < 1e-12);
     CHECK(test::max_abs_diff(poses_joint, poses_body) < 1e-12);
+
+    // A standalone body's entries in the per-DOF arrays are not read (docs/scene-mode.md):
+    // anything there, even values a joint's DOF would be refused for, changes nothing.
+    SceneBuilder garbage = standalone;
+    for (std::vector<double>* array :
+         {&garbage.velocity, &garbage.kd, &garbage.target_q, &garbage.target_qd})
+        std::fill(array->begin(), array->end(), NAN);
+    std::fill(garbage.armature.begin(), garbage.armature.end(), -30.0);
+    std::fill(garbage.damping.begin(), garbage.damping.end(), -1.0);
+    std::fill(garbage.lower.begin(), garbage.lower.end(), 5.0);
+    std::fill(garbage.upper.begin(), garbage.upper.end(), -5.0);
+    std::fill(garbage.kp.begin(), garbage.kp.end(), 50.0);
+    const std::vector<double> velocity_limit(6, -30.0);
+    std::vector<double> poses_garbage;
+    const test::SceneStep c = solve_with_bodies(garbage, pose, velocity, {STEEL_BODY_DYNAMIC},
+                                                &poses_garbage, velocity_limit.data());
+    CHECK(c.contacts == b.contacts);
+    CHECK(c.bodies == b.bodies);
+    CHECK(poses_garbage == poses_body);
+
+    // Its external force is read, and checked as a jointed body's is.
+    SceneBuilder pushed = standalone;
+    pushed.external[2] = NAN;
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    steel_batch batch{};
+    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+    steel_scene_desc scene = pushed.desc();
+    scene.body_pose = pose.data();
+    scene.body_velocity = velocity.data();
+    CHECK(steel_batch_upload_scene(batch, &scene) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(steel_last_error_message()) ==
+          "steel_batch_upload_scene: world 0, body 0: external_force = nan is not finite");
+    REQUIRE_OK(steel_batch_destroy(batch));
 }
 
 TEST_CASE("a box resting on a static standalone body carries m g dt") {

@@ -499,6 +499,9 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                 art.kinematic_velocity = {angular,
                                           origin_velocity - cross(angular, body_pose.position)};
             }
+            if (d.external_force)
+                for (int k = 0; k < 6; ++k)
+                    finite(d.external_force[6 * g + k], place, "external_force");
             art.model.bodies.push_back(body);
             art.model.joints.push_back(joint);
             dof += art.flags == STEEL_BODY_DYNAMIC ? 6 : 0;
@@ -614,11 +617,13 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
         art.augmentation.assign(n, 0.0);
         for (uint32_t k = 0; k < n; ++k) {
             const uint64_t gk = dof0 + art.first_dof + k;
-            const double armature = d.joint_armature ? d.joint_armature[gk] : 0.0;
-            const double damping = d.joint_damping ? d.joint_damping[gk] : 0.0;
+            // A standalone body's entries in the per-DOF arrays are not read (docs/scene-mode.md).
+            const bool read = !art.standalone;
+            const double armature = read && d.joint_armature ? d.joint_armature[gk] : 0.0;
+            const double damping = read && d.joint_damping ? d.joint_damping[gk] : 0.0;
             // With drive rows the drive is a row, not part of H~.
-            const double kp = drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
-            const double kd = drives && !drive_rows ? d.drive_damping[gk] : 0.0;
+            const double kp = read && drives && !drive_rows ? d.drive_stiffness[gk] : 0.0;
+            const double kd = read && drives && !drive_rows ? d.drive_damping[gk] : 0.0;
             art.augmentation[k] = armature + d.dt * damping + d.dt * kd + d.dt * d.dt * kp;
             factor[size_t(k) * n + k] += art.augmentation[k];
             double f = -bias[k] - damping * qd[k];
@@ -759,6 +764,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     // Velocity limits: qd' <= limit and -qd' <= limit, as [0, inf) rows.
     if (d.joint_velocity_limit)
         for (const ArticulationRecord& art : articulations) {
+            if (art.standalone) continue; // its per-DOF entries are not read
             for (uint32_t k = 0; k < art.model.dof_count(); ++k) {
                 const double limit = d.joint_velocity_limit[dof0 + art.first_dof + k];
                 if (!std::isfinite(limit)) continue;
