@@ -235,6 +235,11 @@ steel_status steel_batch_get_options(steel_batch batch, steel_solve_options* out
             fail(STEEL_ERROR_STRUCT_VERSION,
                  format("%s: out->struct_size = %u is smaller than %zu", where, out->struct_size,
                         sizeof(steel_solve_options)));
+        if (out->struct_size > kMaxStructSize) // the tail is zeroed below
+            fail(STEEL_ERROR_STRUCT_VERSION,
+                 format("%s: out->struct_size = %u is larger than any Steel struct (at most %u); "
+                        "set it to sizeof(steel_solve_options)",
+                        where, out->struct_size, kMaxStructSize));
         const Batch& b = lookup_batch(batch.id, where);
         const uint32_t size = out->struct_size;
         std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(steel_solve_options), 0,

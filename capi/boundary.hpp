@@ -36,6 +36,10 @@ template <class Body> steel_status call_guarded(const char* where, Body&& body) 
     }
 }
 
+// The largest struct_size accepted. Past it struct_size is garbage (an unset field): reading the
+// tail for non-zero bytes, or zeroing it on output, would run off the caller's memory.
+constexpr uint32_t kMaxStructSize = 4096;
+
 // Reads a caller's versioned struct: starts from `defaults`, copies struct_size bytes over it.
 // A smaller struct than this version's first release is refused; a bigger one (a newer header)
 // is accepted only if every byte this library does not know is zero.
@@ -43,6 +47,12 @@ template <class T>
 T read_versioned(const T* in, const T& defaults, const char* where, const char* name) {
     if (in == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: %s is NULL", where, name));
     const uint32_t size = in->struct_size;
+    static_assert(sizeof(T) * 4 <= kMaxStructSize, "room for every struct to grow");
+    if (size > kMaxStructSize)
+        fail(STEEL_ERROR_STRUCT_VERSION,
+             format("%s: %s.struct_size = %u is larger than any Steel struct (at most %u); set it "
+                    "to sizeof(%s)",
+                    where, name, size, kMaxStructSize, name));
     if (size < sizeof(T))
         fail(STEEL_ERROR_STRUCT_VERSION,
              format("%s: %s.struct_size = %u is smaller than this library's %zu; set it to sizeof(%s)",

@@ -319,6 +319,20 @@ TEST_CASE("versioned structs: too small is refused, a newer one with a zero tail
     steel_rows_desc rows = builder.desc();
     rows.struct_size = 4;
     CHECK(steel_batch_upload_rows(f.batch, &rows) == STEEL_ERROR_STRUCT_VERSION);
+
+    // An unset struct_size (garbage) is refused before any byte past the struct is read or written.
+    rows = builder.desc();
+    rows.struct_size = 0x40000000u;
+    CHECK(steel_batch_upload_rows(f.batch, &rows) == STEEL_ERROR_STRUCT_VERSION);
+    CHECK(std::string(steel_last_error_message()) ==
+          "steel_batch_upload_rows: steel_rows_desc.struct_size = 1073741824 is larger than any "
+          "Steel "
+          "struct (at most 4096); set it to sizeof(steel_rows_desc)");
+    steel_solve_options out;
+    out.struct_size = 4097;
+    CHECK(steel_batch_get_options(f.batch, &out) == STEEL_ERROR_STRUCT_VERSION);
+    CHECK(std::string(steel_last_error_message()).find("out->struct_size = 4097 is larger") !=
+          std::string::npos);
 }
 
 TEST_CASE("an unused block may carry any offset, even in a world without DOFs") {

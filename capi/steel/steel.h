@@ -16,7 +16,8 @@
  *    STEEL_ERROR_BUFFER_TOO_SMALL and writes nothing; *out_count (when given) tells the size.
  *  - Structs that may grow start with struct_size; fill it with sizeof(struct) (the *_default
  *    functions do). The library reads struct_size bytes and defaults the rest; a struct from a
- *    newer header is accepted only if its unknown tail is all zero.
+ *    newer header is accepted only if its unknown tail is all zero. A struct_size above 4096
+ *    (no Steel struct comes near it: an unset field, most likely) is refused unread.
  *  - Threads: a batch is used by one thread at a time; different batches may be used from
  *    different threads concurrently. Functions that take no batch are thread-safe. The
  *    library's own worker threads (thread_count) are internal and never call back.
@@ -262,7 +263,14 @@ STEEL_API steel_status steel_batch_get_options(steel_batch batch, steel_solve_op
  * to `iterations` times. Solver health is data, not an error: a world whose numbers turn
  * non-finite is flagged (STEEL_WORLD_NONFINITE), its impulses reset to zero and its velocity
  * to v-hat, and no other world is affected. Results are bit-identical for any thread count.
- * Returns OK, INVALID_HANDLE, NO_DATA (no rows uploaded), OUT_OF_MEMORY. */
+ * A refused solve leaves the batch's last results readable as they were.
+ * Returns OK, INVALID_HANDLE, NO_DATA (no rows uploaded), INVALID_ARGUMENT (the first solve
+ * under STEEL_RESPONSE_PROPAGATION after an upload builds the trees' data and can refuse the
+ * rows: rows from steel_batch_upload_rows or a snapshot rather than steel_batch_upload_scene,
+ * FRICTION_CONE rows, an articulation whose articulated inertia is not positive definite; the
+ * message says which),
+ * OUT_OF_MEMORY; and for a CUDA batch UNSUPPORTED, or INTERNAL with CUDA's words when the
+ * device reports an error (docs/cuda.md). */
 STEEL_API steel_status steel_batch_solve(steel_batch batch);
 
 /* Impulses lambda of every row, concatenated over worlds like the upload ([total_rows]).
@@ -318,7 +326,9 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
  * upload, the impulses, velocities, per-world statistics and residual history of that solve.
  * Every number is stored as float64 (a float32 batch's values widen exactly). Loading a
  * snapshot gives a new batch that solves to the same numbers as the original and, until then,
- * reads the recorded outputs. */
+ * reads the recorded outputs. A snapshot holds rows, not a scene: a batch whose options ask for
+ * STEEL_RESPONSE_PROPAGATION (or colored sweeps) loads, reads its recorded outputs, and refuses
+ * to solve until its options change or a scene is uploaded (docs/propagation-and-colored.md). */
 
 /* Writes the batch's snapshot to caller memory. Call it with out NULL to learn the size
  * (*out_size), then with a buffer of at least that many bytes; the size stays the same while
