@@ -121,16 +121,21 @@ inline scenes::RowsBuilder random_batch(uint64_t seed, uint32_t worlds) {
     return builder;
 }
 
-inline uint64_t longest_row(const scenes::RowsBuilder& builder) {
+// L of the tolerance below: the most terms a dot product the GPU sums differently from the CPU
+// can have. That is a row's values (J_i . v, general path) or, in a world the dense path can
+// take (at most 32 rows on the device), its row count (A_i . lambda).
+inline uint64_t longest_sum(const scenes::RowsBuilder& builder) {
     uint64_t longest = 1;
     for (size_t r = 0; r < builder.bias.size(); ++r)
         longest = std::max<uint64_t>(longest, uint64_t(builder.block_length[2 * r]) +
                                                   builder.block_length[2 * r + 1]);
+    for (uint32_t m : builder.row_counts)
+        if (m <= 32) longest = std::max<uint64_t>(longest, m);
     return longest;
 }
 
 // docs/cuda.md, "Same answers": after k sweeps the GPU and the CPU in the same precision differ
-// by at most 32 k L u max(1, |lambda|_inf) (u the unit roundoff, L the longest row).
+// by at most 32 k L u max(1, |lambda|_inf) (u the unit roundoff, L from longest_sum).
 inline double tolerance(uint32_t sweeps, uint64_t longest, int32_t precision, double scale) {
     const double u = precision == STEEL_PRECISION_FLOAT32 ? 0x1p-24 : 0x1p-53;
     return 32.0 * sweeps * double(longest) * u * std::max(1.0, scale);

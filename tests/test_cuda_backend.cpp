@@ -20,7 +20,7 @@ using cuda_test::random_batch;
 TEST_CASE(
     "GPU general sweep and dense path match the CPU after every sweep count, float64 and float32") {
     const scenes::RowsBuilder builder = random_batch(42, 256);
-    const uint64_t longest = cuda_test::longest_row(builder);
+    const uint64_t longest = cuda_test::longest_sum(builder);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
         for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE, STEEL_PATH_AUTO})
             for (uint32_t sweeps : {1u, 2u, 5u, 10u, 20u, 40u}) {
@@ -40,7 +40,7 @@ TEST_CASE(
 
 TEST_CASE("GPU float32 is as close to the float64 answer as the CPU's float32") {
     const scenes::RowsBuilder builder = random_batch(5, 128);
-    const uint64_t longest = cuda_test::longest_row(builder);
+    const uint64_t longest = cuda_test::longest_sum(builder);
     for (uint32_t sweeps : {1u, 10u, 40u}) {
         const steel_solve_options options = options_with(sweeps, STEEL_PATH_AUTO);
         const test::Solved cpu64 = cuda_test::solve(
@@ -84,7 +84,7 @@ test::Solved solve_with_history(const scenes::RowsBuilder& builder, int32_t back
 
 TEST_CASE("GPU cfm, contact regularization and residual history match the CPU") {
     const scenes::RowsBuilder builder = cuda_test::heavy_stacks(2);
-    const uint64_t longest = cuda_test::longest_row(builder);
+    const uint64_t longest = cuda_test::longest_sum(builder);
     steel_solve_options options = options_with(60, STEEL_PATH_GENERAL);
     options.cfm = 1e-6;
     options.contact_regularization = 1e-4;

@@ -96,7 +96,7 @@ void check_close(const Pair& pair, uint32_t sweeps, uint64_t longest, int32_t pr
 TEST_CASE("Emulated CUDA kernels: general sweep, dense path and classification match the CPU "
           "backend in both precisions") {
     const scenes::RowsBuilder builder = random_batch(42, 12);
-    const uint64_t longest = cuda_test::longest_row(builder);
+    const uint64_t longest = cuda_test::longest_sum(builder);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
         for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE, STEEL_PATH_AUTO})
             for (uint32_t sweeps : {1u, 7u}) {
@@ -113,7 +113,7 @@ TEST_CASE("Emulated CUDA kernels: general sweep, dense path and classification m
 
 TEST_CASE("Emulated CUDA kernels: cfm, contact regularization, residual history and momentum") {
     const scenes::RowsBuilder builder = cuda_test::heavy_stacks(5);
-    const uint64_t longest = cuda_test::longest_row(builder);
+    const uint64_t longest = cuda_test::longest_sum(builder);
     steel_solve_options options = options_with(25, STEEL_PATH_GENERAL);
     options.cfm = 1e-6;
     options.contact_regularization = 1e-4;
@@ -205,7 +205,7 @@ TEST_CASE("Emulated CUDA kernels: v in global memory when a world's DOFs overflo
     REQUIRE(4 * most_dofs * sizeof(double) > 48 * 1024);
     const Pair pair =
         solve_rows(builder, STEEL_PRECISION_FLOAT64, options_with(6, STEEL_PATH_GENERAL));
-    check_close(pair, 6, cuda_test::longest_row(builder), STEEL_PRECISION_FLOAT64);
+    check_close(pair, 6, cuda_test::longest_sum(builder), STEEL_PRECISION_FLOAT64);
 }
 
 TEST_CASE("Emulated CUDA kernels: a world that overflows is isolated, its neighbours kept") {
