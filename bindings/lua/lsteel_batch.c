@@ -224,11 +224,6 @@ static int batch_upload_rows(lua_State* L) {
     }
     lua_pop(L, 1);
     if (world_count > UINT32_MAX) luaL_error(L, "steel: rows has more than 2^32 - 1 worlds");
-    lsteel_check_count(L, &dof_counts, what, "world_dof_counts", world_count, "world_count");
-    lsteel_check_count(L, &row_counts, what, "world_row_counts", world_count, "world_count");
-    const uint64_t total_dofs = sum_of(&dof_counts);
-    const uint64_t total_rows = sum_of(&row_counts);
-
     uint64_t value_count = jacobian.count;
     if (lua_getfield(L, 2, "value_count") != LUA_TNIL) {
         int ok = 0;
@@ -240,6 +235,12 @@ static int batch_upload_rows(lua_State* L) {
         value_count = response.count;
     }
     lua_pop(L, 1);
+    /* From here to the call no Lua code runs (no metamethod, no allocation, so no finalizer):
+     * the count buffers the sums read are the ones Steel reads. */
+    lsteel_check_count(L, &dof_counts, what, "world_dof_counts", world_count, "world_count");
+    lsteel_check_count(L, &row_counts, what, "world_row_counts", world_count, "world_count");
+    const uint64_t total_dofs = sum_of(&dof_counts);
+    const uint64_t total_rows = sum_of(&row_counts);
 
     lsteel_check_count(L, &v_hat, what, "unconstrained_velocity", total_dofs, "total_dofs, the sum of world_dof_counts");
     lsteel_check_count(L, &block_offset, what, "block_offset", 2 * total_rows, "2 * total_rows");

@@ -49,10 +49,12 @@ static lsteel_buffer* check_buffer(lua_State* L, int index) {
 
 /* Stores the number at `index` as element `position` (0-based); `what` names it in errors. */
 static void store(lua_State* L, lsteel_buffer* buffer, size_t position, int index, const char* what) {
+    /* Numbers only, as upload tables take them: Lua would also convert a string like "0x10". */
+    if (lua_type(L, index) != LUA_TNUMBER)
+        luaL_error(L, "steel.buffer: %s must be a number, got %s", what, luaL_typename(L, index));
     int is_number = 0;
     if (buffer->type == LSTEEL_FLOAT64) {
         const lua_Number value = lua_tonumberx(L, index, &is_number);
-        if (!is_number) luaL_error(L, "steel.buffer: %s must be a number, got %s", what, luaL_typename(L, index));
         ((double*)buffer->data)[position] = (double)value;
         return;
     }

@@ -29,6 +29,7 @@
  */
 #include "lsteel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* What an array's length is a multiple of. */
@@ -169,9 +170,12 @@ static void check_counts(lua_State* L, const lsteel_array* arrays, scene_per per
         if (a->width == 1) {
             lsteel_check_count(L, &arrays[k], what, a->field, items, per_text[per]);
         } else {
-            const char* count_name = lua_pushfstring(L, "%d * %s", (int)a->width, per_text[per]);
-            lsteel_check_count(L, &arrays[k], what, a->field, (uint64_t)a->width * items, count_name);
-            lua_pop(L, 1);
+            /* Not lua_pushfstring: an allocation could run a finalizer that changes a count
+             * buffer after its sum was taken. */
+            char count_name[64];
+            snprintf(count_name, sizeof count_name, "%d * %s", (int)a->width, per_text[per]);
+            lsteel_check_count(L, &arrays[k], what, a->field, (uint64_t)a->width * items,
+                               count_name);
         }
     }
 }

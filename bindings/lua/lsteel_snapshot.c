@@ -12,9 +12,21 @@
  */
 #include "lsteel.h"
 
+#include <string.h>
+
+/* The path at `index` (nil allowed when `optional`). A Lua string may hold a NUL byte, which
+ * would silently cut the C path short: another file than the one named. */
+static const char* check_path(lua_State* L, int index, int optional) {
+    if (optional && lua_isnoneornil(L, index)) return NULL;
+    size_t length = 0;
+    const char* path = luaL_checklstring(L, index, &length);
+    if (strlen(path) != length) luaL_argerror(L, index, "steel: the path holds a NUL byte");
+    return path;
+}
+
 static int batch_save(lua_State* L) {
     const steel_batch handle = lsteel_check_batch(L, 1);
-    LSTEEL_CHECK(L, steel_batch_save_file(handle, luaL_checkstring(L, 2)));
+    LSTEEL_CHECK(L, steel_batch_save_file(handle, check_path(L, 2, 0)));
     return 0;
 }
 
@@ -31,12 +43,12 @@ static int batch_save_string(lua_State* L) {
 
 static int batch_set_capture(lua_State* L) {
     const steel_batch handle = lsteel_check_batch(L, 1);
-    LSTEEL_CHECK(L, steel_batch_set_capture(handle, luaL_optstring(L, 2, NULL)));
+    LSTEEL_CHECK(L, steel_batch_set_capture(handle, check_path(L, 2, 1)));
     return 0;
 }
 
 static int load_file(lua_State* L) {
-    const char* path = luaL_checkstring(L, 1);
+    const char* path = check_path(L, 1, 0);
     steel_batch* slot = lsteel_push_closed_batch(L);
     steel_batch handle = {0};
     LSTEEL_CHECK(L, steel_batch_load_file(STEEL_ABI_VERSION, path, &handle));

@@ -351,6 +351,8 @@ test("buffers: every misuse is an error that says what", function()
   raises({ "index 3 is outside [1, 2]" }, function() b[3] = 1 end)
   raises({ "index 'x' is outside" }, function() b.x = 1 end)
   raises({ "element 1 must be a number, got string" }, function() b[1] = "a" end)
+  raises({ "element 1 must be a number, got string" }, function() b[1] = "16" end)
+  raises({ "element 1 must be a number, got string" }, function() steel.buffer(1, "int32")[1] = "7" end)
   raises({ "invalid option 'float16'" }, steel.buffer, 2, "float16")
   raises({ "the element count must be >= 0" }, steel.buffer, -1)
   raises({ "element 2 must be a number" }, steel.buffer, { 1, {} })
@@ -940,6 +942,24 @@ test("snapshots: save_string / load_string and save / load give batches that sol
   copy2:solve()
   same(copy2:impulses(), impulses, "save / load: the same bits")
   os.remove(path)
+  -- A NUL byte would cut the C path short, to another file than the one named.
+  raises({ "the path holds a NUL byte" }, batch.save, batch, path .. "\0.other")
+  raises({ "the path holds a NUL byte" }, steel.load, path .. "\0.other")
+  raises({ "the path holds a NUL byte" }, batch.set_capture, batch, path .. "\0.other")
+end)
+
+test("upload_rows: a count buffer changed by a metamethod during the call cannot outgrow the checks", function()
+  -- value_count is read through the rows table's __index, which grows the row count it was
+  -- given in a buffer; Steel must see the counts the lengths were checked against.
+  local rows = one_contact()
+  local counts = steel.buffer({ 1 }, "uint32")
+  rows.world_row_counts = counts
+  local grown = setmetatable(rows, { __index = function(_, key)
+    if key == "value_count" then counts[1] = 200000 end
+    return nil
+  end })
+  local batch <close> = steel.batch()
+  raises({ "rows.block_offset has 2 values but needs 400000" }, batch.upload_rows, batch, grown)
 end)
 
 test("snapshots: capture appends every solve; bad snapshots are errors with Steel's message", function()
