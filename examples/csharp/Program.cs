@@ -123,6 +123,26 @@ static class Program
             }
         }
 
+        // Arrays shorter than their counts need are refused before Steel could read past them.
+        using (var batch = new Batch(1)) {
+            var shortRows = new Rows { WorldDofCounts = new uint[] { 1 },
+                                       WorldRowCounts = new uint[] { 1000000 },
+                                       UnconstrainedVelocity = new double[] { -1 },
+                                       BlockOffset = new uint[] { 0, 0 },
+                                       BlockLength = new uint[] { 1, 0 },
+                                       Jacobian = new double[] { 1 },
+                                       Response = new double[] { 1 },
+                                       Bias = new double[] { 0 },
+                                       Kind = new int[] { RowKind.ContactNormal } };
+            try {
+                batch.UploadRows(shortRows);
+                Expect(false, "short arrays must be refused");
+            } catch (ArgumentException error) {
+                Expect(error.Message.StartsWith("Rows.BlockOffset has 2 values but needs 2000000"),
+                       "the field named");
+            }
+        }
+
         // A disposed batch refuses use instead of passing a dead handle.
         var closed = new Batch(1);
         closed.Dispose();

@@ -19,8 +19,9 @@ namespace Steel
 
     public static class Status
     {
-        public const int Ok = 0, InvalidArgument = -1, InvalidHandle = -2, AbiMismatch = -3, BufferTooSmall = -4,
-                         Unsupported = -5, OutOfMemory = -6, StructVersion = -7, NoData = -8, Internal = -9;
+        public const int Ok = 0, InvalidArgument = -1, InvalidHandle = -2, AbiMismatch = -3,
+                         BufferTooSmall = -4, Unsupported = -5, OutOfMemory = -6,
+                         StructVersion = -7, NoData = -8, Internal = -9, NoDevice = -10;
     }
 
     public static class RowKind
@@ -160,7 +161,9 @@ namespace Steel
         public int[] NormalRow;                                                 // may be null
     }
 
-    // A batch that owns its handle: Dispose (or the finalizer) destroys it once.
+    // A batch that owns its handle: Dispose (or the finalizer) destroys it once. Every method
+    // ends with GC.KeepAlive(this): a runtime that tracks references precisely could otherwise
+    // finalize the batch (destroying the handle) while the native call still uses it.
     public sealed class Batch : IDisposable
     {
         BatchHandle handle;
@@ -181,9 +184,50 @@ namespace Steel
             return handle;
         }
 
+        // Steel reads each array to the length its counts give: a shorter managed array would be
+        // read past its end. So every array given must have exactly that length (null ones are
+        // Steel's to refuse where they are needed).
+        static void CheckLength(Array array, ulong expected, string field, string count) {
+            if (array != null && (ulong)array.LongLength != expected)
+                throw new ArgumentException("Rows." + field + " has " + array.LongLength +
+                                                " values but needs " + expected + " (" + count +
+                                                ")",
+                                            field);
+        }
+
+        static ulong Sum(uint[] counts) {
+            ulong sum = 0;
+            foreach (uint count in counts)
+                sum += count;
+            return sum;
+        }
+
         // Pins every array for the duration of the call, so Steel reads them in place.
         public void UploadRows(Rows rows)
         {
+            if (rows == null) throw new ArgumentNullException("rows");
+            if (rows.WorldDofCounts == null) throw new ArgumentNullException("WorldDofCounts");
+            if (rows.WorldRowCounts == null) throw new ArgumentNullException("WorldRowCounts");
+            ulong worlds = (ulong)rows.WorldDofCounts.LongLength;
+            ulong dofs = Sum(rows.WorldDofCounts), rowCount = Sum(rows.WorldRowCounts);
+            ulong values = rows.Jacobian != null ? (ulong)rows.Jacobian.LongLength : 0;
+            CheckLength(rows.WorldRowCounts, worlds, "WorldRowCounts", "WorldDofCounts.Length");
+            CheckLength(rows.UnconstrainedVelocity, dofs, "UnconstrainedVelocity",
+                        "the sum of WorldDofCounts");
+            CheckLength(rows.BlockOffset, 2 * rowCount, "BlockOffset",
+                        "2 * the sum of WorldRowCounts");
+            CheckLength(rows.BlockLength, 2 * rowCount, "BlockLength",
+                        "2 * the sum of WorldRowCounts");
+            CheckLength(rows.Response, values, "Response", "Jacobian.Length");
+            const string perRow = "the sum of WorldRowCounts";
+            CheckLength(rows.Bias, rowCount, "Bias", perRow);
+            CheckLength(rows.Kind, rowCount, "Kind", perRow);
+            CheckLength(rows.Lower, rowCount, "Lower", perRow);
+            CheckLength(rows.Upper, rowCount, "Upper", perRow);
+            CheckLength(rows.NormalRow, rowCount, "NormalRow", perRow);
+            CheckLength(rows.Friction, rowCount, "Friction", perRow);
+            CheckLength(rows.Regularization, rowCount, "Regularization", perRow);
+            CheckLength(rows.InitialImpulse, rowCount, "InitialImpulse", perRow);
             var arrays = new Array[] { rows.WorldDofCounts, rows.WorldRowCounts, rows.UnconstrainedVelocity,
                                        rows.BlockOffset, rows.BlockLength, rows.Jacobian, rows.Response, rows.Bias,
                                        rows.Kind, rows.Lower, rows.Upper, rows.NormalRow, rows.Friction,
@@ -200,13 +244,13 @@ namespace Steel
                 }
                 RowsDesc desc;
                 Native.steel_rows_desc_default(out desc);
-                desc.WorldCount = (uint)rows.WorldDofCounts.Length;
+                desc.WorldCount = (uint)worlds;
                 desc.WorldDofCounts = pointers[0];
                 desc.WorldRowCounts = pointers[1];
                 desc.UnconstrainedVelocity = pointers[2];
                 desc.BlockOffset = pointers[3];
                 desc.BlockLength = pointers[4];
-                desc.ValueCount = (ulong)rows.Jacobian.Length;
+                desc.ValueCount = values;
                 desc.Jacobian = pointers[5];
                 desc.Response = pointers[6];
                 desc.Bias = pointers[7];
@@ -222,6 +266,7 @@ namespace Steel
             finally
             {
                 foreach (var pin in pins) if (pin.IsAllocated) pin.Free();
+                GC.KeepAlive(this);
             }
         }
 
@@ -232,12 +277,19 @@ namespace Steel
                 SolveOptions options;
                 Native.steel_solve_options_default(out options);
                 SteelException.Check(Native.steel_batch_get_options(Live(), ref options));
+                GC.KeepAlive(this);
                 return options;
             }
-            set { SteelException.Check(Native.steel_batch_set_options(Live(), ref value)); }
+            set {
+                SteelException.Check(Native.steel_batch_set_options(Live(), ref value));
+                GC.KeepAlive(this);
+            }
         }
 
-        public void Solve() { SteelException.Check(Native.steel_batch_solve(Live())); }
+        public void Solve() {
+            SteelException.Check(Native.steel_batch_solve(Live()));
+            GC.KeepAlive(this);
+        }
 
         public double[] Impulses()
         {
@@ -245,6 +297,7 @@ namespace Steel
             SteelException.Check(Native.steel_batch_read_impulses(Live(), null, 0, out count));
             var output = new double[count];
             SteelException.Check(Native.steel_batch_read_impulses(Live(), output, count, out count));
+            GC.KeepAlive(this);
             return output;
         }
 
@@ -254,6 +307,7 @@ namespace Steel
             SteelException.Check(Native.steel_batch_read_velocities(Live(), null, 0, out count));
             var output = new double[count];
             SteelException.Check(Native.steel_batch_read_velocities(Live(), output, count, out count));
+            GC.KeepAlive(this);
             return output;
         }
 
@@ -264,6 +318,7 @@ namespace Steel
             SteelException.Check(Native.steel_batch_read_world_stats(Live(), size, null, 0, out count));
             var output = new WorldStats[count];
             SteelException.Check(Native.steel_batch_read_world_stats(Live(), size, output, count, out count));
+            GC.KeepAlive(this);
             return output;
         }
 
@@ -273,6 +328,7 @@ namespace Steel
             SteelException.Check(Native.steel_batch_read_residual_history(Live(), world, null, 0, out count));
             var output = new double[count];
             SteelException.Check(Native.steel_batch_read_residual_history(Live(), world, output, count, out count));
+            GC.KeepAlive(this);
             return output;
         }
 

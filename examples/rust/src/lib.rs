@@ -97,6 +97,20 @@ pub enum Path {
     Dense,
 }
 
+/// The solve mode option (`STEEL_SOLVE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveMode {
+    Serial,
+    Colored,
+}
+
+/// The articulated contact response option (`STEEL_RESPONSE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContactResponse {
+    Immediate,
+    Propagation,
+}
+
 /// The rows of every world of a batch, concatenated in world order (docs/rows-format.md).
 #[derive(Clone, Debug, Default)]
 pub struct Rows {
@@ -129,6 +143,8 @@ pub struct Options {
     pub nesterov_momentum: bool,
     pub enable_bilateral_preelimination: bool,
     pub record_residual_history: bool,
+    pub solve_mode: SolveMode,
+    pub articulated_contact_response: ContactResponse,
 }
 
 impl Options {
@@ -147,6 +163,14 @@ impl Options {
             nesterov_momentum: raw.nesterov_momentum != 0,
             enable_bilateral_preelimination: raw.enable_bilateral_preelimination != 0,
             record_residual_history: raw.record_residual_history != 0,
+            solve_mode: match raw.solve_mode {
+                sys::STEEL_SOLVE_COLORED => SolveMode::Colored,
+                _ => SolveMode::Serial,
+            },
+            articulated_contact_response: match raw.articulated_contact_response {
+                sys::STEEL_RESPONSE_PROPAGATION => ContactResponse::Propagation,
+                _ => ContactResponse::Immediate,
+            },
         }
     }
 
@@ -165,6 +189,14 @@ impl Options {
         raw.nesterov_momentum = self.nesterov_momentum as u32;
         raw.enable_bilateral_preelimination = self.enable_bilateral_preelimination as u32;
         raw.record_residual_history = self.record_residual_history as u32;
+        raw.solve_mode = match self.solve_mode {
+            SolveMode::Serial => sys::STEEL_SOLVE_SERIAL,
+            SolveMode::Colored => sys::STEEL_SOLVE_COLORED,
+        };
+        raw.articulated_contact_response = match self.articulated_contact_response {
+            ContactResponse::Immediate => sys::STEEL_RESPONSE_IMMEDIATE,
+            ContactResponse::Propagation => sys::STEEL_RESPONSE_PROPAGATION,
+        };
         raw
     }
 }
@@ -455,6 +487,16 @@ mod tests {
         let options = Options { iterations: 9, path: Path::Dense, nesterov_momentum: true, ..Options::default() };
         batch.set_options(&options)?;
         assert_eq!(batch.options()?, options);
+        // Every option survives a round trip, the modes included (they were once reset).
+        let modes = Options {
+            solve_mode: SolveMode::Colored,
+            articulated_contact_response: ContactResponse::Propagation,
+            ..Options::default()
+        };
+        batch.set_options(&modes)?;
+        assert_eq!(batch.options()?, modes);
+        batch.set_options(&Options { iterations: 77, ..batch.options()? })?;
+        assert_eq!(batch.options()?.articulated_contact_response, ContactResponse::Propagation);
         Ok(())
     }
 }

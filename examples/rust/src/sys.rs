@@ -19,6 +19,7 @@ pub const STEEL_ERROR_OUT_OF_MEMORY: steel_status = -6;
 pub const STEEL_ERROR_STRUCT_VERSION: steel_status = -7;
 pub const STEEL_ERROR_NO_DATA: steel_status = -8;
 pub const STEEL_ERROR_INTERNAL: steel_status = -9;
+pub const STEEL_ERROR_NO_DEVICE: steel_status = -10;
 
 pub const STEEL_BACKEND_CPU: i32 = 0;
 pub const STEEL_BACKEND_CUDA: i32 = 1;
@@ -34,6 +35,12 @@ pub const STEEL_ROW_FRICTION_CONE: i32 = 4;
 pub const STEEL_PATH_AUTO: i32 = 0;
 pub const STEEL_PATH_GENERAL: i32 = 1;
 pub const STEEL_PATH_DENSE: i32 = 2;
+
+pub const STEEL_SOLVE_SERIAL: i32 = 0;
+pub const STEEL_SOLVE_COLORED: i32 = 1;
+
+pub const STEEL_RESPONSE_IMMEDIATE: i32 = 0;
+pub const STEEL_RESPONSE_PROPAGATION: i32 = 1;
 
 pub const STEEL_WORLD_NONFINITE: u32 = 1 << 0;
 pub const STEEL_WORLD_CONVERGED: u32 = 1 << 1;
