@@ -156,6 +156,46 @@ TEST_CASE("propagation: float32 stays with the float64 immediate answer") {
     }
 }
 
+namespace {
+
+// The scene moved by `offset` along x: root joints' frames, contact points and the world points of
+// connects. Joint-space answers do not change.
+SceneBuilder moved(SceneBuilder scene, double offset) {
+    for (size_t b = 0; b < scene.joint_parent.size(); ++b)
+        if (scene.joint_parent[b] < 0) scene.parent_frame[7 * b] += offset;
+    for (size_t c = 0; c < scene.contact_a.size(); ++c)
+        scene.contact_point[3 * c] += offset;
+    for (size_t g = 0; g < scene.connect_b.size(); ++g)
+        if (scene.connect_b[g] < 0) scene.connect_point_b[3 * g] += offset;
+    return scene;
+}
+
+} // namespace
+
+TEST_CASE("propagation: a scene 10 km from the origin solves as at the origin, float32 included") {
+    // About the world origin a tree 10 km out has inertias of size m X^2 = 1e8 m: float32 walks
+    // lost everything there (velocities off by 350%). Each tree is now taken about its own point.
+    for (NamedScene& scene : equivalence_scenes()) {
+        CAPTURE(std::string(scene.name));
+        const SceneBuilder far = moved(scene.builder, 1e4);
+        const steel_scene_desc near_desc = scene.builder.desc(), far_desc = far.desc();
+        Mode reference, propagation64, propagation32;
+        reference.iterations = propagation64.iterations = propagation32.iterations = 30;
+        propagation64.response = propagation32.response = STEEL_RESPONSE_PROPAGATION;
+        propagation32.precision = STEEL_PRECISION_FLOAT32;
+        const test::Solved a = solve_with(near_desc, reference);
+        const double scale = test::max_abs(a.impulses), vscale = 1 + test::max_abs(a.velocities);
+        REQUIRE(scale > 0);
+        const test::Solved b = solve_with(far_desc, propagation64);
+        CHECK(test::max_abs_diff(a.impulses, b.impulses) <= 1e-9 * scale);
+        CHECK(test::max_abs_diff(a.velocities, b.velocities) <= 1e-9 * vscale);
+        // The float32 bound of "float32 stays with the float64 immediate answer", far away too.
+        const test::Solved c = solve_with(far_desc, propagation32);
+        CHECK(test::max_abs_diff(a.impulses, c.impulses) <= 2e-3 * scale);
+        CHECK(test::max_abs_diff(a.velocities, c.velocities) <= 2e-3 * vscale);
+    }
+}
+
 TEST_CASE("propagation: each touched body's 6x6 response equals J_b H~^-1 J_b^T formed densely") {
     for (NamedScene& scene : equivalence_scenes()) {
         CAPTURE(std::string(scene.name));
@@ -180,14 +220,17 @@ TEST_CASE("propagation: each touched body's 6x6 response equals J_b H~^-1 J_b^T 
                 for (int k = 0; k < 36; ++k)
                     largest = std::max(largest, std::fabs(response[k]));
                 if (largest == 0) continue; // no term touches this body
-                // J_b: column k is S_k for the DOFs of b and its ancestors.
+                // J_b: column k is S_k for the DOFs of b and its ancestors, as motion vectors
+                // about the tree's reference point, its root joint's origin (PropagationSet).
+                const steel::scene::Vec3 reference = art.kinematics.joint_origin[0];
                 std::vector<double> jb(6 * size_t(n), 0.0);
                 for (int32_t j = int32_t(b); j >= 0; j = art.model.joints[size_t(j)].parent)
                     for (uint32_t k = art.model.dof_offset[size_t(j)];
                          k < art.model.dof_offset[size_t(j) + 1]; ++k) {
                         const steel::scene::Spatial& s = art.kinematics.subspace[k];
+                        const steel::scene::Vec3 v = s.linear + cross(s.angular, reference);
                         const double column[6] = {s.angular.x, s.angular.y, s.angular.z,
-                                                  s.linear.x,  s.linear.y,  s.linear.z};
+                                                  v.x,         v.y,         v.z};
                         for (int r = 0; r < 6; ++r)
                             jb[size_t(r) * n + k] = column[r];
                     }

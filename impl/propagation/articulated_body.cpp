@@ -10,7 +10,8 @@ namespace {
 
 using Matrix6 = std::array<double, 36>; // row-major, acting on (angular, linear) motion vectors
 
-// The body's spatial inertia about the world origin (scene/spatial.hpp's Inertia, as a matrix).
+// The body's spatial inertia about the point its com is given from (the world origin, or the
+// tree's reference point of propagation_build.cpp), as a matrix (scene/spatial.hpp's Inertia).
 Matrix6 spatial_inertia(const scene::Inertia& body) {
     const scene::Vec3 c = body.com;
     const double m = body.mass;

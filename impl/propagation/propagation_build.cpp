@@ -15,6 +15,31 @@ namespace steel::propagation {
 
 namespace {
 
+// The point a tree's spatial quantities are taken about: its root joint's origin, not the world
+// origin. About the world origin a tree at distance X has axes (o x a) of size X and inertias of
+// size m X^2 whose differences are of size 1, so the walks would cancel them away far from the
+// origin (float32 a few kilometres out). Joint-space results do not depend on the point, only
+// their rounding does; each tree's subspace, inertias and body terms use its own.
+scene::Vec3 tree_reference(const scene::ArticulationRecord& art) {
+    return art.kinematics.joint_origin[0];
+}
+
+// A motion vector (angular, linear velocity of the point at the origin) about `reference`.
+scene::Spatial motion_about(const scene::Spatial& motion, const scene::Vec3& reference) {
+    return {motion.angular, motion.linear + cross(motion.angular, reference)};
+}
+
+// A tree's kinematics with its subspace and inertias about tree_reference, for the factorization.
+void kinematics_about_reference(const scene::ArticulationRecord& art, scene::Kinematics& out) {
+    const scene::Vec3 reference = tree_reference(art);
+    out.subspace.resize(art.kinematics.subspace.size());
+    for (size_t k = 0; k < out.subspace.size(); ++k)
+        out.subspace[k] = motion_about(art.kinematics.subspace[k], reference);
+    out.body_inertia = art.kinematics.body_inertia;
+    for (scene::Inertia& inertia : out.body_inertia)
+        inertia.com = inertia.com - reference;
+}
+
 // The shapes of one world's trees, from the models alone: each tree body's parent, joint DOFs,
 // depth and room in d_inverse, the tree body owning each DOF, and where each articulation's
 // bodies went, appended to first_body (-1: a one-body articulation, solved with its uploaded
@@ -47,11 +72,12 @@ void add_tree_shapes(const scene::WorldRecord& world, uint32_t dof0, Propagation
 // add_tree_shapes made for it. Writes only world w's tree bodies and DOFs.
 void add_tree_factors(const scene::WorldRecord& world, uint32_t w, uint32_t dof0,
                       const int32_t* first_body, PropagationSet<double>& out,
-                      ArticulatedBodyFactor& factor) {
+                      ArticulatedBodyFactor& factor, scene::Kinematics& local) {
     for (size_t a = 0; a < world.articulations.size(); ++a) {
         if (first_body[a] < 0) continue;
         const scene::ArticulationRecord& art = world.articulations[a];
-        if (!factor_articulated_body(art.model, art.kinematics, art.augmentation, factor))
+        kinematics_about_reference(art, local);
+        if (!factor_articulated_body(art.model, local, art.augmentation, factor))
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("propagation response: world %u, articulation rooted at body %u: a joint's "
                         "articulated inertia D is not positive definite",
@@ -104,7 +130,17 @@ void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& r
                                        ? world.articulations[size_t(term.articulation)].first_dof +
                                              uint32_t(term.dof)
                                        : 0);
-            out.term_value.insert(out.term_value.end(), term.value, term.value + 6);
+            double value[6];
+            std::copy(term.value, term.value + 6, value);
+            if (term.body >=
+                0) { // a force (moment about the origin, force): moment about the tree's point
+                const scene::Vec3 force{value[3], value[4], value[5]};
+                const scene::Vec3 moment =
+                    scene::Vec3{value[0], value[1], value[2]} -
+                    cross(tree_reference(world.articulations[size_t(term.articulation)]), force);
+                value[0] = moment.x, value[1] = moment.y, value[2] = moment.z;
+            }
+            out.term_value.insert(out.term_value.end(), value, value + 6);
         }
         out.row_term_offset.push_back(uint32_t(out.term_body.size()));
     }
@@ -283,10 +319,11 @@ void build_propagation_set_into(const scene::SceneRecord& scene, const RowSet<Re
     out.denominator.resize(rows.total_rows());
     const auto numbers = [&](uint32_t, uint32_t first, uint32_t end) {
         ArticulatedBodyFactor factor;
+        scene::Kinematics local;
         DenominatorScratch scratch;
         for (uint32_t w = first; w < end; ++w) {
             add_tree_factors(scene.worlds[w], w, rows.world_dof_offset[w],
-                             first_body.data() + world_first_body_start[w], out, factor);
+                             first_body.data() + world_first_body_start[w], out, factor, local);
             add_denominators(w, rows, out, scratch);
         }
     };

@@ -13,6 +13,9 @@
 
 namespace steel::propagation {
 
+// Every spatial quantity of a tree (its S and U, its bodies' responses, the forces of its body
+// terms) is taken about that tree's own reference point (its root joint's origin,
+// propagation_build.cpp), not the world origin, so that it stays of the size of the tree.
 template <class Real> struct PropagationSet {
     uint32_t world_count = 0;
     std::vector<uint32_t>
