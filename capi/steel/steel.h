@@ -196,7 +196,8 @@ STEEL_API steel_status steel_batch_upload_rows(steel_batch batch, const steel_ro
 /* ---------------------------------------------------------------------------------------- */
 /* Options                                                                                  */
 
-/* Which solver path a world takes (reported in steel_world_stats.path; also a forcing option). */
+/* Which solver path a world takes (reported in steel_world_stats.path; also a forcing option).
+ * Under STEEL_RESPONSE_PROPAGATION every world takes the general path, whatever is forced. */
 #define STEEL_PATH_AUTO 0    /* option only: classify each world from its live counts */
 #define STEEL_PATH_GENERAL 1 /* the matrix-free sweep (SPEC 2) */
 #define STEEL_PATH_DENSE 2   /* the small-world dense path (SPEC 3) */
