@@ -100,13 +100,13 @@ uint64_t snapshot_size_bound(const Batch& batch) {
 void check_snapshot_fits(const Batch& batch, const char* where, uint64_t limit) {
     const uint64_t bound = snapshot_size_bound(batch);
     if (bound > limit)
-        fail(STEEL_ERROR_UNSUPPORTED,
-             format(
-                 "%s: the batch's snapshot would take up to %" PRIu64
-                 " bytes, more than the %" PRIu64
-                 " a snapshot can hold (FlatBuffers' 2 GiB limit); nothing was written. Save fewer "
-                 "worlds (a batch of a part of them), or rows without a residual history",
-                 where, bound, limit));
+        fail(
+            STEEL_ERROR_UNSUPPORTED,
+            format("%s: the batch's snapshot would take up to %" PRIu64
+                   " bytes, more than the %" PRIu64
+                   " a snapshot can hold (FlatBuffers' 2 GiB limit); nothing was written. Save the "
+                   "worlds in smaller batches, or solve without the residual history",
+                   where, bound, limit));
 }
 
 Snapshot export_batch(const Batch& batch) {

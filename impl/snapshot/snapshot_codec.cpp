@@ -277,10 +277,10 @@ Results decode_results(const fb::Results& table, const Snapshot& snapshot, const
     if (results.history_stride != 0)
         for (uint32_t w = 0; w < world_count; ++w)
             if (results.stats[w].sweeps > results.history_stride)
-                bad(where, format("world %u: the snapshot's stats.sweeps = %u is more than the %u "
-                                  "entries a world "
-                                  "has in results.residual_history (results.history_stride)",
-                                  w, results.stats[w].sweeps, results.history_stride));
+                bad(where,
+                    format("world %u: the snapshot's stats.sweeps = %u is more than the %u entries "
+                           "a world has in results.residual_history (results.history_stride)",
+                           w, results.stats[w].sweeps, results.history_stride));
     for (uint64_t k = 0; k < results.residual_history.size(); ++k) {
         const double value = results.residual_history[k];
         const uint32_t w = uint32_t(k / results.history_stride);
@@ -375,7 +375,7 @@ std::vector<uint8_t> encode(const Snapshot& snapshot, bool size_prefixed) {
     // to itself, and a record cut out of a capture stream loads on its own.
     const uint64_t prefix = size_prefixed ? 4 : 0;
     const uint32_t size = builder.GetSize();
-    if (size > kMaxSnapshotBytes) // check_snapshot_fits keeps every writer well below
+    if (size > kMaxSnapshotBytes) // every writer's check_snapshot_fits refuses such a batch first
         fail(STEEL_ERROR_INTERNAL,
              format("encoding a snapshot: %u bytes pass the format's limit", size));
     std::vector<uint8_t> bytes(prefix + size);
