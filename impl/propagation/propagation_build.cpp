@@ -132,13 +132,16 @@ void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& r
                                        : 0);
             double value[6];
             std::copy(term.value, term.value + 6, value);
-            if (term.body >=
-                0) { // a force (moment about the origin, force): moment about the tree's point
+            // A body term is a force (moment about the world origin, force): its moment goes to
+            // the tree's point.
+            if (term.body >= 0) {
                 const scene::Vec3 force{value[3], value[4], value[5]};
                 const scene::Vec3 moment =
                     scene::Vec3{value[0], value[1], value[2]} -
                     cross(tree_reference(world.articulations[size_t(term.articulation)]), force);
-                value[0] = moment.x, value[1] = moment.y, value[2] = moment.z;
+                value[0] = moment.x;
+                value[1] = moment.y;
+                value[2] = moment.z;
             }
             out.term_value.insert(out.term_value.end(), value, value + 6);
         }
