@@ -37,12 +37,19 @@ inline steel_batch create(uint32_t worlds, int32_t backend, int32_t precision) {
     return batch;
 }
 
-inline test::Solved solve(const scenes::RowsBuilder& builder, const Run& r) {
+// A batch of `r` holding the builder's rows, solved once with r.options (set before the upload);
+// the caller reads and destroys it.
+inline steel_batch solved_batch(const scenes::RowsBuilder& builder, const Run& r) {
     const steel_batch batch = create(builder.world_count(), r.backend, r.precision);
     const steel_rows_desc rows = builder.desc();
     REQUIRE_OK(steel_batch_set_options(batch, &r.options));
     REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     REQUIRE_OK(steel_batch_solve(batch));
+    return batch;
+}
+
+inline test::Solved solve(const scenes::RowsBuilder& builder, const Run& r) {
+    const steel_batch batch = solved_batch(builder, r);
     test::Solved solved = test::read_all(batch);
     REQUIRE_OK(steel_batch_destroy(batch));
     return solved;

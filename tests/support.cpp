@@ -43,13 +43,18 @@ Solved read_all(steel_batch batch) {
     return solved;
 }
 
-Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup) {
+steel_batch solved_batch(const scenes::RowsBuilder& builder, const SolveSetup& setup,
+                         const steel_solve_options& options) {
     const steel_batch batch = make_batch(builder, setup);
     const steel_rows_desc rows = builder.desc();
     REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-    const steel_solve_options options = options_for(setup);
     REQUIRE_OK(steel_batch_set_options(batch, &options));
     REQUIRE_OK(steel_batch_solve(batch));
+    return batch;
+}
+
+Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup) {
+    const steel_batch batch = solved_batch(builder, setup, options_for(setup));
     Solved solved = read_all(batch);
     REQUIRE_OK(steel_batch_destroy(batch));
     return solved;

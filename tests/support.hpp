@@ -44,6 +44,11 @@ steel_batch make_batch(const scenes::RowsBuilder& builder, const SolveSetup& set
 
 Solved read_all(steel_batch batch);
 
+// Create (setup's precision and threads), upload, set `options`, solve; the caller reads and
+// destroys it.
+steel_batch solved_batch(const scenes::RowsBuilder& builder, const SolveSetup& setup,
+                         const steel_solve_options& options);
+
 // Create, upload, set options, solve, read, destroy.
 Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup);
 

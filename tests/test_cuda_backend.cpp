@@ -63,11 +63,7 @@ namespace {
 test::Solved solve_with_history(const scenes::RowsBuilder& builder, int32_t backend,
                                 const steel_solve_options& options, std::vector<double>& history) {
     const steel_batch batch =
-        cuda_test::create(builder.world_count(), backend, STEEL_PRECISION_FLOAT64);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_solve(batch));
+        cuda_test::solved_batch(builder, cuda_test::run(backend, STEEL_PRECISION_FLOAT64, options));
     test::Solved solved = test::read_all(batch);
     for (uint32_t w = 0; w < builder.world_count(); ++w) {
         std::vector<double> sweeps(options.iterations);
@@ -116,12 +112,8 @@ TEST_CASE("a GPU snapshot's residual history holds zeros after each world's last
     options.record_residual_history = 1;
     std::vector<steel::snapshot::Snapshot> saved;
     for (int32_t backend : {STEEL_BACKEND_CPU, STEEL_BACKEND_CUDA}) {
-        const steel_batch batch =
-            cuda_test::create(builder.world_count(), backend, STEEL_PRECISION_FLOAT64);
-        const steel_rows_desc rows = builder.desc();
-        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-        REQUIRE_OK(steel_batch_set_options(batch, &options));
-        REQUIRE_OK(steel_batch_solve(batch));
+        const steel_batch batch = cuda_test::solved_batch(
+            builder, cuda_test::run(backend, STEEL_PRECISION_FLOAT64, options));
         const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
         REQUIRE_OK(steel_batch_destroy(batch));
         steel_batch loaded{};

@@ -66,12 +66,9 @@ struct DeviceRows {
 
 // A CUDA batch holding `builder`'s rows, solved once (which also loads every kernel it needs).
 steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision) {
-    const steel_batch batch =
-        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, precision);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-    REQUIRE_OK(steel_batch_solve(batch));
-    return batch;
+    steel_solve_options options;
+    steel_solve_options_default(&options);
+    return cuda_test::solved_batch(builder, cuda_test::run(STEEL_BACKEND_CUDA, precision, options));
 }
 
 // `builder`'s biases times `scale`: what a device values update writes in these tests.
@@ -623,12 +620,8 @@ TEST_CASE("pre-elimination's device room follows each world's bilateral rows: wo
     // Five sweeps from the first solve (which also loads the kernels): the emulated warps take
     // a while over 8,192 rows.
     steel_solve_options options = cuda_test::options_with(5, STEEL_PATH_AUTO);
-    const steel_batch batch =
-        cuda_test::create(builder.world_count(), STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-    REQUIRE_OK(steel_batch_solve(batch));
+    const steel_batch batch = cuda_test::solved_batch(
+        builder, cuda_test::run(STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64, options));
     DeviceMemoryHog hog;
     hog.take_all(size_t(16) << 20);
     REQUIRE(!hog.taken.empty());

@@ -66,13 +66,9 @@ uint32_t check_never_worse(const scenes::RowsBuilder& builder, uint32_t sweeps, 
     test::SolveSetup setup;
     setup.iterations = sweeps;
     const test::Solved plain = test::solve(builder, setup);
-    const steel_batch batch = test::make_batch(builder, setup);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     steel_solve_options options = test::options_for(setup);
     options.nesterov_momentum = 1;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_solve(batch));
+    const steel_batch batch = test::solved_batch(builder, setup, options);
     const test::Solved accelerated = test::read_all(batch);
     REQUIRE_OK(steel_batch_destroy(batch));
     uint32_t better = 0;

@@ -16,13 +16,9 @@ TEST_CASE("the residual history holds every sweep's residual, oldest first") {
     test::SolveSetup setup;
     setup.iterations = 25;
     setup.tolerance = 1e-9;
-    const steel_batch batch = test::make_batch(builder, setup);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     steel_solve_options options = test::options_for(setup);
     options.record_residual_history = 1;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_solve(batch));
+    const steel_batch batch = test::solved_batch(builder, setup, options);
     const test::Solved full = test::read_all(batch);
 
     for (uint32_t w = 0; w < builder.world_count(); ++w) {
@@ -67,13 +63,9 @@ TEST_CASE("a solve refused for want of history memory leaves the last history re
     for (uint32_t w = 0; w < 65536; ++w) scenes::add_stack_world(builder, spec);
     test::SolveSetup setup;
     setup.iterations = 5;
-    const steel_batch batch = test::make_batch(builder, setup);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     steel_solve_options options = test::options_for(setup);
     options.record_residual_history = 1;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_solve(batch));
+    const steel_batch batch = test::solved_batch(builder, setup, options);
     const test::Solved before = test::read_all(batch);
     const uint32_t last = builder.world_count() - 1;
     double history_before[5] = {};

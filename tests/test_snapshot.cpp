@@ -28,12 +28,7 @@ steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision, 
     test::SolveSetup setup;
     setup.precision = precision;
     setup.threads = threads;
-    const steel_batch batch = test::make_batch(builder, setup);
-    const steel_rows_desc rows = builder.desc();
-    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_solve(batch));
-    return batch;
+    return test::solved_batch(builder, setup, options);
 }
 
 } // namespace
