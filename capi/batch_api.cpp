@@ -157,16 +157,25 @@ void set_batch_options(Batch& b, const steel_solve_options& options, const char*
 
 extern "C" {
 
-void steel_batch_desc_default(steel_batch_desc* out) {
-    if (out) *out = default_desc();
+steel_status steel_batch_desc_init(steel_batch_desc* out, uint32_t struct_size) {
+    constexpr const char* where = "steel_batch_desc_init";
+    return call_guarded(where, [&] {
+        write_versioned(out, struct_size, default_desc(), where, "steel_batch_desc");
+    });
 }
 
-void steel_solve_options_default(steel_solve_options* out) {
-    if (out) *out = default_options();
+steel_status steel_solve_options_init(steel_solve_options* out, uint32_t struct_size) {
+    constexpr const char* where = "steel_solve_options_init";
+    return call_guarded(where, [&] {
+        write_versioned(out, struct_size, default_options(), where, "steel_solve_options");
+    });
 }
 
-void steel_rows_desc_default(steel_rows_desc* out) {
-    if (out) *out = default_rows();
+steel_status steel_rows_desc_init(steel_rows_desc* out, uint32_t struct_size) {
+    constexpr const char* where = "steel_rows_desc_init";
+    return call_guarded(where, [&] {
+        write_versioned(out, struct_size, default_rows(), where, "steel_rows_desc");
+    });
 }
 
 steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc_in,
@@ -231,21 +240,8 @@ steel_status steel_batch_get_options(steel_batch batch, steel_solve_options* out
     constexpr const char* where = "steel_batch_get_options";
     return call_guarded(where, [&] {
         if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
-        if (out->struct_size < sizeof(steel_solve_options))
-            fail(STEEL_ERROR_STRUCT_VERSION,
-                 format("%s: out->struct_size = %u is smaller than %zu", where, out->struct_size,
-                        sizeof(steel_solve_options)));
-        if (out->struct_size > kMaxStructSize) // the tail is zeroed below
-            fail(STEEL_ERROR_STRUCT_VERSION,
-                 format("%s: out->struct_size = %u is larger than any Steel struct (at most %u); "
-                        "set it to sizeof(steel_solve_options)",
-                        where, out->struct_size, kMaxStructSize));
         const Batch& b = lookup_batch(batch.id, where);
-        const uint32_t size = out->struct_size;
-        std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(steel_solve_options), 0,
-                    size - sizeof(steel_solve_options));
-        *out = b.options;
-        out->struct_size = size;
+        write_versioned(out, out->struct_size, b.options, where, "steel_solve_options");
     });
 }
 

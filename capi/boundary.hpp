@@ -70,4 +70,25 @@ T read_versioned(const T* in, const T& defaults, const char* where, const char* 
     return out;
 }
 
+// Writes `value` into a caller's versioned struct of `size` bytes (the caller's sizeof): our
+// fields first, zeros after them, struct_size = size. A caller built against an older header
+// (smaller than this version's struct) or passing garbage (above kMaxStructSize) is refused
+// before a byte is written.
+template <class T>
+void write_versioned(T* out, uint32_t size, const T& value, const char* where, const char* name) {
+    if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
+    if (size < sizeof(T))
+        fail(STEEL_ERROR_STRUCT_VERSION,
+             format("%s: struct_size = %u is smaller than this library's sizeof(%s) = %zu", where,
+                    size, name, sizeof(T)));
+    if (size > kMaxStructSize)
+        fail(STEEL_ERROR_STRUCT_VERSION,
+             format("%s: struct_size = %u is larger than any Steel struct (at most %u); pass "
+                    "sizeof(%s)",
+                    where, size, kMaxStructSize, name));
+    std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(T), 0, size - sizeof(T));
+    *out = value;
+    out->struct_size = size;
+}
+
 } // namespace steel

@@ -44,8 +44,11 @@ steel_status read_device(steel_batch batch, cuda::DeviceOutput which, double* ou
 
 extern "C" {
 
-void steel_row_values_desc_default(steel_row_values_desc* out) {
-    if (out) *out = default_values();
+steel_status steel_row_values_desc_init(steel_row_values_desc* out, uint32_t struct_size) {
+    constexpr const char* where = "steel_row_values_desc_init";
+    return call_guarded(where, [&] {
+        write_versioned(out, struct_size, default_values(), where, "steel_row_values_desc");
+    });
 }
 
 steel_status steel_batch_upload_rows_device(steel_batch batch, const steel_rows_desc* rows_in,

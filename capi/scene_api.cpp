@@ -65,8 +65,11 @@ void for_each_articulation(const scene::SceneRecord& record, const std::vector<d
 
 extern "C" {
 
-void steel_scene_desc_default(steel_scene_desc* out) {
-    if (out) *out = default_scene();
+steel_status steel_scene_desc_init(steel_scene_desc* out, uint32_t struct_size) {
+    constexpr const char* where = "steel_scene_desc_init";
+    return call_guarded(where, [&] {
+        write_versioned(out, struct_size, default_scene(), where, "steel_scene_desc");
+    });
 }
 
 steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc* scene_in) {

@@ -4,6 +4,8 @@
 #include <steel/steel.h>
 
 #include <cstddef>
+#include <cstring>
+#include <string>
 
 static_assert(STEEL_ABI_VERSION == 1, "ABI version changed: update the pinned layout below");
 
@@ -157,4 +159,57 @@ TEST_CASE("the default structs carry their own size") {
     steel_rows_desc_default(&rows);
     CHECK(rows.struct_size == sizeof(rows));
     CHECK(rows.jacobian == nullptr);
+}
+
+// The caller's struct and its neighbours in one buffer, so a write past the caller's size shows.
+template <class T> struct Guarded {
+    unsigned char bytes[sizeof(T) + 64];
+    Guarded() { std::memset(bytes, 0xab, sizeof(bytes)); }
+    T* object() { return reinterpret_cast<T*>(bytes); }
+    bool untouched_from(size_t first) const {
+        for (size_t k = first; k < sizeof(bytes); ++k)
+            if (bytes[k] != 0xab) return false;
+        return true;
+    }
+};
+
+template <class T>
+void check_sized_init(steel_status (*init)(T*, uint32_t), void (*inline_default)(T*)) {
+    T expected;
+    inline_default(&expected); // the header's inline form passes its own sizeof
+    CHECK(expected.struct_size == sizeof(T));
+
+    Guarded<T> exact;
+    REQUIRE(init(exact.object(), sizeof(T)) == STEEL_OK);
+    CHECK(std::memcmp(exact.object(), &expected, sizeof(T)) == 0);
+    CHECK(exact.untouched_from(sizeof(T)));
+
+    // A caller from a newer header: its unknown tail comes back zero, struct_size is its own.
+    Guarded<T> newer;
+    REQUIRE(init(newer.object(), sizeof(T) + 16) == STEEL_OK);
+    CHECK(newer.object()->struct_size == sizeof(T) + 16);
+    for (size_t k = sizeof(T); k < sizeof(T) + 16; ++k)
+        CHECK(newer.bytes[k] == 0);
+    CHECK(newer.untouched_from(sizeof(T) + 16));
+    CHECK(std::memcmp(newer.bytes + 4, reinterpret_cast<const unsigned char*>(&expected) + 4,
+                      sizeof(T) - 4) == 0);
+
+    // A caller from an older header, an unset size, a null pointer: refused, nothing written.
+    for (uint32_t size : {0u, 4u, uint32_t(sizeof(T) - 8), 4097u, 0xffffffffu}) {
+        Guarded<T> refused;
+        CHECK(init(refused.object(), size) == STEEL_ERROR_STRUCT_VERSION);
+        CHECK(
+            std::string(steel_last_error_message()).find("struct_size = " + std::to_string(size)) !=
+            std::string::npos);
+        CHECK(refused.untouched_from(0));
+    }
+    CHECK(init(nullptr, sizeof(T)) == STEEL_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("the sized init functions write exactly the caller's struct_size bytes") {
+    check_sized_init(steel_batch_desc_init, steel_batch_desc_default);
+    check_sized_init(steel_rows_desc_init, steel_rows_desc_default);
+    check_sized_init(steel_solve_options_init, steel_solve_options_default);
+    check_sized_init(steel_scene_desc_init, steel_scene_desc_default);
+    check_sized_init(steel_row_values_desc_init, steel_row_values_desc_default);
 }

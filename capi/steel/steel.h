@@ -15,8 +15,9 @@
  *    passes. Outputs go to caller arrays with an explicit capacity: too small gives
  *    STEEL_ERROR_BUFFER_TOO_SMALL and writes nothing; *out_count (when given) tells the size.
  *  - Structs that may grow start with struct_size; fill it with sizeof(struct) (the *_default
- *    functions do). The library reads struct_size bytes and defaults the rest; a struct from a
- *    newer header is accepted only if its unknown tail is all zero. A struct_size above 4096
+ *    functions do: they are inline, so the size is your header's, never the library's). The
+ *    library reads struct_size bytes and defaults the rest; a struct from a newer header is
+ *    accepted only if its unknown tail is all zero. A struct_size above 4096
  *    (no Steel struct comes near it: an unset field, most likely) is refused unread.
  *  - Threads: a batch is used by one thread at a time; different batches may be used from
  *    different threads concurrently. Functions that take no batch are thread-safe. The
@@ -109,8 +110,16 @@ typedef struct steel_batch_desc {
     uint32_t reserved0;    /* must be 0 */
 } steel_batch_desc;
 
-/* Fills *out with the defaults above (struct_size set). */
-STEEL_API void steel_batch_desc_default(steel_batch_desc* out);
+/* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
+ * library knows, and out->struct_size = struct_size. Pass your sizeof(steel_batch_desc).
+ * Returns OK, INVALID_ARGUMENT (out is NULL), STRUCT_VERSION (struct_size smaller than this
+ * struct in ABI version 1, or above 4096); on failure nothing is written. */
+STEEL_API steel_status steel_batch_desc_init(steel_batch_desc* out, uint32_t struct_size);
+/* steel_batch_desc_init with your sizeof: inline, so it never writes more than your struct
+ * holds, whatever library version it runs against. */
+static inline void steel_batch_desc_default(steel_batch_desc* out) {
+    (void)steel_batch_desc_init(out, (uint32_t)sizeof(*out));
+}
 
 /* Creates a batch. abi_version must be STEEL_ABI_VERSION (of the header you compiled with).
  * On success *out is the new handle; on failure *out is the null handle.
@@ -181,7 +190,16 @@ typedef struct steel_rows_desc {
     const double* initial_impulse;     /* [total_rows] warm-start lambda; NULL = all 0 */
 } steel_rows_desc;
 
-STEEL_API void steel_rows_desc_default(steel_rows_desc* out);
+/* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
+ * library knows, and out->struct_size = struct_size. Pass your sizeof(steel_rows_desc).
+ * Returns OK, INVALID_ARGUMENT (out is NULL), STRUCT_VERSION (struct_size smaller than this
+ * struct in ABI version 1, or above 4096); on failure nothing is written. */
+STEEL_API steel_status steel_rows_desc_init(steel_rows_desc* out, uint32_t struct_size);
+/* steel_rows_desc_init with your sizeof: inline, so it never writes more than your struct
+ * holds, whatever library version it runs against. */
+static inline void steel_rows_desc_default(steel_rows_desc* out) {
+    (void)steel_rows_desc_init(out, (uint32_t)sizeof(*out));
+}
 
 /* Validates every array in full, then replaces the batch's rows and clears its results.
  * Checked: counts, block ranges inside the world, blocks not overlapping, value_count,
@@ -246,7 +264,16 @@ typedef struct steel_solve_options {
 #define STEEL_RESPONSE_IMMEDIATE 0
 #define STEEL_RESPONSE_PROPAGATION 1
 
-STEEL_API void steel_solve_options_default(steel_solve_options* out);
+/* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
+ * library knows, and out->struct_size = struct_size. Pass your sizeof(steel_solve_options).
+ * Returns OK, INVALID_ARGUMENT (out is NULL), STRUCT_VERSION (struct_size smaller than this
+ * struct in ABI version 1, or above 4096); on failure nothing is written. */
+STEEL_API steel_status steel_solve_options_init(steel_solve_options* out, uint32_t struct_size);
+/* steel_solve_options_init with your sizeof: inline, so it never writes more than your struct
+ * holds, whatever library version it runs against. */
+static inline void steel_solve_options_default(steel_solve_options* out) {
+    (void)steel_solve_options_init(out, (uint32_t)sizeof(*out));
+}
 
 /* Sets the batch's options (used by every later solve). Checked: iterations >= 1, tolerance
  * finite and >= 0, cfm finite and >= 0 and keeping every uploaded row's denominator > 0, path
@@ -505,7 +532,16 @@ typedef struct steel_scene_desc {
     const double* mimic_offset;       /* [Mi] */
 } steel_scene_desc;
 
-STEEL_API void steel_scene_desc_default(steel_scene_desc* out);
+/* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
+ * library knows, and out->struct_size = struct_size. Pass your sizeof(steel_scene_desc).
+ * Returns OK, INVALID_ARGUMENT (out is NULL), STRUCT_VERSION (struct_size smaller than this
+ * struct in ABI version 1, or above 4096); on failure nothing is written. */
+STEEL_API steel_status steel_scene_desc_init(steel_scene_desc* out, uint32_t struct_size);
+/* steel_scene_desc_init with your sizeof: inline, so it never writes more than your struct
+ * holds, whatever library version it runs against. */
+static inline void steel_scene_desc_default(steel_scene_desc* out) {
+    (void)steel_scene_desc_init(out, (uint32_t)sizeof(*out));
+}
 
 /* Validates the scene in full, builds every world's rows (forward kinematics, mass matrices by
  * CRBA, H~ and its factorization, v-hat, contact / friction / limit / connect / mimic rows with
@@ -590,7 +626,16 @@ typedef struct steel_row_values_desc {
     const double* initial_impulse;        /* [total_rows] warm start */
 } steel_row_values_desc;
 
-STEEL_API void steel_row_values_desc_default(steel_row_values_desc* out);
+/* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
+ * library knows, and out->struct_size = struct_size. Pass your sizeof(steel_row_values_desc).
+ * Returns OK, INVALID_ARGUMENT (out is NULL), STRUCT_VERSION (struct_size smaller than this
+ * struct in ABI version 1, or above 4096); on failure nothing is written. */
+STEEL_API steel_status steel_row_values_desc_init(steel_row_values_desc* out, uint32_t struct_size);
+/* steel_row_values_desc_init with your sizeof: inline, so it never writes more than your struct
+ * holds, whatever library version it runs against. */
+static inline void steel_row_values_desc_default(steel_row_values_desc* out) {
+    (void)steel_row_values_desc_init(out, (uint32_t)sizeof(*out));
+}
 
 /* Copies the given device arrays into the batch (rounded to its precision) and recomputes J.Y
  * and the cone blocks on the device, all on `stream`, without synchronizing or allocating: it

@@ -120,13 +120,17 @@ namespace Steel
         [DllImport(Lib)] public static extern IntPtr steel_version();
         [DllImport(Lib)] public static extern uint steel_abi_version();
         [DllImport(Lib)] public static extern uint steel_build_features();
-        [DllImport(Lib)] public static extern void steel_batch_desc_default(out BatchDesc desc);
+        [DllImport(Lib)]
+        public static extern int steel_batch_desc_init(out BatchDesc desc, uint structSize);
         [DllImport(Lib)] public static extern int steel_batch_create(uint abiVersion, ref BatchDesc desc, out BatchHandle batch);
         [DllImport(Lib)] public static extern int steel_batch_destroy(BatchHandle batch);
         [DllImport(Lib)] public static extern int steel_batch_get_desc(BatchHandle batch, ref BatchDesc desc);
-        [DllImport(Lib)] public static extern void steel_rows_desc_default(out RowsDesc rows);
+        [DllImport(Lib)]
+        public static extern int steel_rows_desc_init(out RowsDesc rows, uint structSize);
         [DllImport(Lib)] public static extern int steel_batch_upload_rows(BatchHandle batch, ref RowsDesc rows);
-        [DllImport(Lib)] public static extern void steel_solve_options_default(out SolveOptions options);
+        [DllImport(Lib)]
+        public static extern int steel_solve_options_init(out SolveOptions options,
+                                                          uint structSize);
         [DllImport(Lib)] public static extern int steel_batch_set_options(BatchHandle batch, ref SolveOptions options);
         [DllImport(Lib)] public static extern int steel_batch_get_options(BatchHandle batch, ref SolveOptions options);
         [DllImport(Lib)] public static extern int steel_batch_solve(BatchHandle batch);
@@ -171,7 +175,8 @@ namespace Steel
         public Batch(uint worldCount)
         {
             BatchDesc desc;
-            Native.steel_batch_desc_default(out desc);
+            SteelException.Check(
+                Native.steel_batch_desc_init(out desc, (uint)Marshal.SizeOf(typeof(BatchDesc))));
             desc.WorldCount = worldCount;
             SteelException.Check(Native.steel_batch_create(Abi.Version, ref desc, out handle));
         }
@@ -243,7 +248,8 @@ namespace Steel
                     pointers[i] = pins[i].AddrOfPinnedObject();
                 }
                 RowsDesc desc;
-                Native.steel_rows_desc_default(out desc);
+                SteelException.Check(
+                    Native.steel_rows_desc_init(out desc, (uint)Marshal.SizeOf(typeof(RowsDesc))));
                 desc.WorldCount = (uint)worlds;
                 desc.WorldDofCounts = pointers[0];
                 desc.WorldRowCounts = pointers[1];
@@ -275,7 +281,8 @@ namespace Steel
             get
             {
                 SolveOptions options;
-                Native.steel_solve_options_default(out options);
+                SteelException.Check(Native.steel_solve_options_init(
+                    out options, (uint)Marshal.SizeOf(typeof(SolveOptions))));
                 SteelException.Check(Native.steel_batch_get_options(Live(), ref options));
                 GC.KeepAlive(this);
                 return options;

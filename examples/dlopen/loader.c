@@ -25,12 +25,12 @@ typedef const char* (*status_string_fn)(steel_status);
 typedef const char* (*last_error_message_fn)(void);
 typedef const char* (*version_fn)(void);
 typedef uint32_t (*abi_version_fn)(void);
-typedef void (*batch_desc_default_fn)(steel_batch_desc*);
+typedef steel_status (*batch_desc_init_fn)(steel_batch_desc*, uint32_t);
 typedef steel_status (*batch_create_fn)(uint32_t, const steel_batch_desc*, steel_batch*);
 typedef steel_status (*batch_destroy_fn)(steel_batch);
-typedef void (*rows_desc_default_fn)(steel_rows_desc*);
+typedef steel_status (*rows_desc_init_fn)(steel_rows_desc*, uint32_t);
 typedef steel_status (*batch_upload_rows_fn)(steel_batch, const steel_rows_desc*);
-typedef void (*solve_options_default_fn)(steel_solve_options*);
+typedef steel_status (*solve_options_init_fn)(steel_solve_options*, uint32_t);
 typedef steel_status (*batch_set_options_fn)(steel_batch, const steel_solve_options*);
 typedef steel_status (*batch_solve_fn)(steel_batch);
 typedef steel_status (*batch_read_impulses_fn)(steel_batch, double*, uint64_t, uint64_t*);
@@ -46,12 +46,12 @@ typedef struct steel_api {
     last_error_message_fn last_error_message;
     version_fn version;
     abi_version_fn abi_version;
-    batch_desc_default_fn batch_desc_default;
+    batch_desc_init_fn batch_desc_init;
     batch_create_fn batch_create;
     batch_destroy_fn batch_destroy;
-    rows_desc_default_fn rows_desc_default;
+    rows_desc_init_fn rows_desc_init;
     batch_upload_rows_fn batch_upload_rows;
-    solve_options_default_fn solve_options_default;
+    solve_options_init_fn solve_options_init;
     batch_set_options_fn batch_set_options;
     batch_solve_fn batch_solve;
     batch_read_impulses_fn batch_read_impulses;
@@ -74,12 +74,12 @@ static int load_api(void* library, steel_api* api) {
     CHECK_PROTOTYPE(steel_last_error_message, last_error_message_fn);
     CHECK_PROTOTYPE(steel_version, version_fn);
     CHECK_PROTOTYPE(steel_abi_version, abi_version_fn);
-    CHECK_PROTOTYPE(steel_batch_desc_default, batch_desc_default_fn);
+    CHECK_PROTOTYPE(steel_batch_desc_init, batch_desc_init_fn);
     CHECK_PROTOTYPE(steel_batch_create, batch_create_fn);
     CHECK_PROTOTYPE(steel_batch_destroy, batch_destroy_fn);
-    CHECK_PROTOTYPE(steel_rows_desc_default, rows_desc_default_fn);
+    CHECK_PROTOTYPE(steel_rows_desc_init, rows_desc_init_fn);
     CHECK_PROTOTYPE(steel_batch_upload_rows, batch_upload_rows_fn);
-    CHECK_PROTOTYPE(steel_solve_options_default, solve_options_default_fn);
+    CHECK_PROTOTYPE(steel_solve_options_init, solve_options_init_fn);
     CHECK_PROTOTYPE(steel_batch_set_options, batch_set_options_fn);
     CHECK_PROTOTYPE(steel_batch_solve, batch_solve_fn);
     CHECK_PROTOTYPE(steel_batch_read_impulses, batch_read_impulses_fn);
@@ -87,12 +87,12 @@ static int load_api(void* library, steel_api* api) {
            resolve(library, "steel_last_error_message", &api->last_error_message) &&
            resolve(library, "steel_version", &api->version) &&
            resolve(library, "steel_abi_version", &api->abi_version) &&
-           resolve(library, "steel_batch_desc_default", &api->batch_desc_default) &&
+           resolve(library, "steel_batch_desc_init", &api->batch_desc_init) &&
            resolve(library, "steel_batch_create", &api->batch_create) &&
            resolve(library, "steel_batch_destroy", &api->batch_destroy) &&
-           resolve(library, "steel_rows_desc_default", &api->rows_desc_default) &&
+           resolve(library, "steel_rows_desc_init", &api->rows_desc_init) &&
            resolve(library, "steel_batch_upload_rows", &api->batch_upload_rows) &&
-           resolve(library, "steel_solve_options_default", &api->solve_options_default) &&
+           resolve(library, "steel_solve_options_init", &api->solve_options_init) &&
            resolve(library, "steel_batch_set_options", &api->batch_set_options) &&
            resolve(library, "steel_batch_solve", &api->batch_solve) &&
            resolve(library, "steel_batch_read_impulses", &api->batch_read_impulses);
@@ -125,12 +125,12 @@ static int solve_stack(const steel_api* api) {
     }
 
     steel_batch_desc desc;
-    api->batch_desc_default(&desc);
+    api->batch_desc_init(&desc, sizeof desc); /* the inline *_default, by hand */
     steel_batch batch = {0};
     steel_status status = api->batch_create(STEEL_ABI_VERSION, &desc, &batch);
     if (status == STEEL_OK) {
         steel_rows_desc rows;
-        api->rows_desc_default(&rows);
+        api->rows_desc_init(&rows, sizeof rows);
         rows.world_count = 1;
         rows.world_dof_counts = dof_counts;
         rows.world_row_counts = row_counts;
@@ -146,7 +146,7 @@ static int solve_stack(const steel_api* api) {
     }
     if (status == STEEL_OK) {
         steel_solve_options options;
-        api->solve_options_default(&options);
+        api->solve_options_init(&options, sizeof options);
         options.iterations = 2000;
         options.tolerance = 1e-13;
         status = api->batch_set_options(batch, &options);

@@ -203,13 +203,14 @@ impl Options {
 
 fn raw_default_options() -> sys::steel_solve_options {
     let mut raw = sys::steel_solve_options::default();
-    // SAFETY: writes one struct we own.
-    unsafe { sys::steel_solve_options_default(&mut raw) };
+    // SAFETY: writes the size we pass of one struct we own.
+    let status = unsafe { sys::steel_solve_options_init(&mut raw, sys::struct_size::<sys::steel_solve_options>()) };
+    debug_assert_eq!(status, sys::STEEL_OK, "our own struct size is always accepted");
     raw
 }
 
 impl Default for Options {
-    /// steel_solve_options_default, from the library.
+    /// steel_solve_options_init, from the library.
     fn default() -> Options {
         Options::from_raw(&raw_default_options())
     }
@@ -244,8 +245,8 @@ impl Batch {
     /// A CPU batch of `world_count` worlds.
     pub fn new(world_count: u32, precision: Precision) -> Result<Batch> {
         let mut desc = sys::steel_batch_desc::default();
-        // SAFETY: writes one struct we own.
-        unsafe { sys::steel_batch_desc_default(&mut desc) };
+        // SAFETY: writes the size we pass of one struct we own.
+        check(unsafe { sys::steel_batch_desc_init(&mut desc, sys::struct_size::<sys::steel_batch_desc>()) })?;
         desc.world_count = world_count;
         desc.precision = match precision {
             Precision::Float32 => sys::STEEL_PRECISION_FLOAT32,
@@ -292,11 +293,11 @@ impl Batch {
             u32::try_from(worlds).map_err(|_| invalid(format!("{worlds} worlds is more than u32 can count")))?;
 
         let mut desc = std::mem::MaybeUninit::<sys::steel_rows_desc>::uninit();
-        // SAFETY: steel_rows_desc_default writes every field.
-        let mut desc = unsafe {
-            sys::steel_rows_desc_default(desc.as_mut_ptr());
-            desc.assume_init()
-        };
+        // SAFETY: steel_rows_desc_init writes every field of the size we pass, or fails (and we
+        // return before reading any).
+        check(unsafe { sys::steel_rows_desc_init(desc.as_mut_ptr(), sys::struct_size::<sys::steel_rows_desc>()) })?;
+        // SAFETY: initialised by the successful call above.
+        let mut desc = unsafe { desc.assume_init() };
         desc.world_count = world_count;
         desc.world_dof_counts = rows.world_dof_counts.as_ptr();
         desc.world_row_counts = rows.world_row_counts.as_ptr();

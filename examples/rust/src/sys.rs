@@ -122,13 +122,13 @@ extern "C" {
     pub fn steel_version() -> *const c_char;
     pub fn steel_abi_version() -> u32;
     pub fn steel_build_features() -> u32;
-    pub fn steel_batch_desc_default(out: *mut steel_batch_desc);
+    pub fn steel_batch_desc_init(out: *mut steel_batch_desc, struct_size: u32) -> steel_status;
     pub fn steel_batch_create(abi_version: u32, desc: *const steel_batch_desc, out: *mut steel_batch) -> steel_status;
     pub fn steel_batch_destroy(batch: steel_batch) -> steel_status;
     pub fn steel_batch_get_desc(batch: steel_batch, out: *mut steel_batch_desc) -> steel_status;
-    pub fn steel_rows_desc_default(out: *mut steel_rows_desc);
+    pub fn steel_rows_desc_init(out: *mut steel_rows_desc, struct_size: u32) -> steel_status;
     pub fn steel_batch_upload_rows(batch: steel_batch, rows: *const steel_rows_desc) -> steel_status;
-    pub fn steel_solve_options_default(out: *mut steel_solve_options);
+    pub fn steel_solve_options_init(out: *mut steel_solve_options, struct_size: u32) -> steel_status;
     pub fn steel_batch_set_options(batch: steel_batch, options: *const steel_solve_options) -> steel_status;
     pub fn steel_batch_get_options(batch: steel_batch, out: *mut steel_solve_options) -> steel_status;
     pub fn steel_batch_solve(batch: steel_batch) -> steel_status;
@@ -140,4 +140,10 @@ extern "C" {
                                              out_count: *mut u32) -> steel_status;
     pub fn steel_batch_read_world_stats(batch: steel_batch, element_size: u32, out: *mut steel_world_stats,
                                         capacity: u32, out_count: *mut u32) -> steel_status;
+}
+
+/// The struct_size to pass to the steel_*_init functions: this declaration's size, so the library
+/// never writes more than the struct holds (C's inline steel_*_default passes sizeof the same way).
+pub fn struct_size<T>() -> u32 {
+    std::mem::size_of::<T>() as u32
 }
