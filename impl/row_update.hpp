@@ -88,8 +88,12 @@ STEEL_HOST_DEVICE inline uint32_t update_rows(const WorldRows<Real>& rows, uint3
         step[1] = next.impulse1 - impulse[k];
         impulse[i] = next.impulse0;
         impulse[k] = next.impulse1;
-        record_step(result, a00, step[0], soft0, next.impulse0);
-        record_step(result, a11, step[1], soft1, next.impulse1);
+        // The pair's residual is |A_tt step| per row: its velocity errors -w where the disk does
+        // not clamp, zero exactly at a fixed point, as a scalar row's d * step is.
+        record_step(result, Real(1), a00 * step[0] + rows.cone_cross_01[i] * step[1], soft0,
+                    next.impulse0);
+        record_step(result, Real(1), rows.cone_cross_10[i] * step[0] + a11 * step[1], soft1,
+                    next.impulse1);
         return 2;
     }
     const Real c = row_regularization(rows, i, params);

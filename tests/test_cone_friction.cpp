@@ -3,6 +3,8 @@
 #include "rows_scenes.hpp"
 #include "support.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace {
@@ -107,6 +109,159 @@ TEST_CASE("a cone pair over two bodies couples through its cross terms on both p
         const std::vector<double> expected = test::velocity_from(builder, general.impulses);
         CHECK(test::max_abs_diff(general.velocities, expected) < 1e-13);
     }
+}
+
+namespace {
+
+// A point body with different masses along x and y (H = diag(1, 10, 2)) and a tangent frame
+// turned by 0.4 rad from its axes, so A_tt = T H^-1 T^T is neither diagonal nor a multiple of I.
+constexpr double kMassX = 1.0, kMassY = 10.0, kMassZ = 2.0, kTurn = 0.4;
+
+scenes::RowsBuilder anisotropic_block(double vx, double vy) {
+    scenes::RowsBuilder builder;
+    builder.begin_world({vx, vy, -kGravity * kDt});
+    scenes::Row normal;
+    normal.kind = STEEL_ROW_CONTACT_NORMAL;
+    normal.blocks[0] = {2, {1.0}, {1.0 / kMassZ}};
+    builder.add_row(normal);
+    const double c = std::cos(kTurn), s = std::sin(kTurn);
+    const double tangents[2][2] = {{c, s}, {-s, c}};
+    for (const auto& t : tangents) {
+        scenes::Row tangent;
+        tangent.kind = STEEL_ROW_FRICTION_CONE;
+        tangent.normal_row = 0;
+        tangent.friction = kMu;
+        tangent.blocks[0] = {0, {t[0], t[1]}, {t[0] / kMassX, t[1] / kMassY}};
+        builder.add_row(tangent);
+    }
+    return builder;
+}
+
+// The tangent velocity T v of a solved anisotropic block.
+std::array<double, 2> tangent_velocity(const test::Solved& solved) {
+    const double c = std::cos(kTurn), s = std::sin(kTurn);
+    const double vx = solved.velocities[0], vy = solved.velocities[1];
+    return {c * vx + s * vy, -s * vx + c * vy};
+}
+
+// The sliding answer by a route the solver does not take: the slip is v_t = q + A_tt lambda_t
+// (q = T v-hat) and must equal -nu lambda_t with |lambda_t| = r, so lambda_t = -(A_tt + nu I)^-1 q;
+// |lambda_t(nu)| falls as nu grows, and bisection finds the nu where it is r.
+std::array<double, 2> sliding_reference(double vx, double vy, double radius) {
+    const double c = std::cos(kTurn), s = std::sin(kTurn);
+    const double q0 = c * vx + s * vy, q1 = -s * vx + c * vy;
+    const double a00 = c * c / kMassX + s * s / kMassY, a11 = s * s / kMassX + c * c / kMassY;
+    const double a01 = -c * s / kMassX + s * c / kMassY;
+    auto impulse = [&](double nu) {
+        const double det = (a00 + nu) * (a11 + nu) - a01 * a01;
+        return std::array<double, 2>{-((a11 + nu) * q0 - a01 * q1) / det,
+                                     -((a00 + nu) * q1 - a01 * q0) / det};
+    };
+    double low = 0, high = 1e6;
+    for (int k = 0; k < 200; ++k) {
+        const double mid = 0.5 * (low + high);
+        const std::array<double, 2> l = impulse(mid);
+        (std::hypot(l[0], l[1]) > radius ? low : high) = mid;
+    }
+    return impulse(0.5 * (low + high));
+}
+
+} // namespace
+
+TEST_CASE("on an anisotropic body the cone's friction is exactly opposite the slip") {
+    // A radial scaling of the unprojected block step stops where the slip is parallel to
+    // A_tt lambda_t instead: here about 20 degrees off, with |lambda_t| still on the edge.
+    for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
+        for (const auto& slip :
+             {std::array<double, 2>{1.0, 1.0}, std::array<double, 2>{-0.3, 2.0}}) {
+            CAPTURE(path);
+            CAPTURE(slip[0]);
+            test::SolveSetup setup;
+            setup.iterations = 300;
+            setup.path = path;
+            const test::Solved solved = test::solve(anisotropic_block(slip[0], slip[1]), setup);
+            const double normal = solved.impulses[0];
+            CHECK(normal == doctest::Approx(kMassZ * kGravity * kDt).epsilon(1e-14));
+            const double l0 = solved.impulses[1], l1 = solved.impulses[2];
+            const std::array<double, 2> v = tangent_velocity(solved);
+            const double radius = kMu * normal;
+            CHECK(std::hypot(l0, l1) == doctest::Approx(radius).epsilon(1e-13));
+            // Maximal dissipation: lambda_t x v_t = 0 and lambda_t . v_t < 0.
+            CHECK(std::fabs(l0 * v[1] - l1 * v[0]) < 1e-12 * radius * std::hypot(v[0], v[1]));
+            CHECK(l0 * v[0] + l1 * v[1] < 0);
+            const std::array<double, 2> reference = sliding_reference(slip[0], slip[1], radius);
+            CHECK(l0 == doctest::Approx(reference[0]).epsilon(1e-12));
+            CHECK(l1 == doctest::Approx(reference[1]).epsilon(1e-12));
+            CHECK(solved.stats[0].residual < 1e-14);
+        }
+    }
+}
+
+TEST_CASE("on an anisotropic body a sticking cone contact stops the slip inside the disk") {
+    for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
+        test::SolveSetup setup;
+        setup.iterations = 300;
+        setup.path = path;
+        const test::Solved solved = test::solve(anisotropic_block(0.004, -0.002), setup);
+        const std::array<double, 2> v = tangent_velocity(solved);
+        CHECK(std::hypot(solved.impulses[1], solved.impulses[2]) < kMu * solved.impulses[0]);
+        CHECK(std::fabs(v[0]) < 1e-15);
+        CHECK(std::fabs(v[1]) < 1e-15);
+    }
+}
+
+TEST_CASE("an unclamped cone pair's residual is its velocity error, as a scalar row's is") {
+    // One sweep from zero impulses: the normal row first (it is alone on z), then the pair sees
+    // errors w = T v-hat, far inside a huge disk, so the residual is max |w|.
+    scenes::RowsBuilder builder = anisotropic_block(0.7, -1.9);
+    for (size_t r = 1; r < 3; ++r)
+        builder.friction[r] = 1e6;
+    test::SolveSetup setup;
+    setup.iterations = 1;
+    setup.path = STEEL_PATH_GENERAL;
+    const test::Solved solved = test::solve(builder, setup);
+    const double c = std::cos(kTurn), s = std::sin(kTurn);
+    const double w0 = c * 0.7 + s * -1.9, w1 = -s * 0.7 + c * -1.9;
+    const double normal_error = kGravity * kDt;
+    const double expected = std::max({std::fabs(w0), std::fabs(w1), normal_error});
+    CHECK(solved.stats[0].residual == doctest::Approx(expected).epsilon(1e-14));
+}
+
+TEST_CASE("pre-eliminating a bilateral row keeps the cone's friction opposite the slip") {
+    // A bilateral row locks the direction (0.3, 1) of a unit-mass body; the eliminated world's
+    // A_tt is then nearly singular. Both ways of solving must find the same sliding answer.
+    scenes::RowsBuilder builder;
+    builder.begin_world({1.0, 0.2, -1.0});
+    const double norm = std::hypot(0.3, 1.0);
+    scenes::Row lock;
+    lock.blocks[0] = {0, {0.3 / norm, 1.0 / norm}, {0.3 / norm, 1.0 / norm}};
+    builder.add_row(lock);
+    scenes::Row normal;
+    normal.kind = STEEL_ROW_CONTACT_NORMAL;
+    normal.blocks[0] = {2, {1.0}, {1.0}};
+    builder.add_row(normal);
+    for (uint32_t axis = 0; axis < 2; ++axis) {
+        scenes::Row tangent;
+        tangent.kind = STEEL_ROW_FRICTION_CONE;
+        tangent.normal_row = 1;
+        tangent.friction = kMu;
+        tangent.blocks[0] = {axis, {1.0}, {1.0}};
+        builder.add_row(tangent);
+    }
+    test::SolveSetup setup;
+    setup.iterations = 300;
+    const test::Solved plain = test::solve(builder, setup);
+    steel_solve_options options = test::options_for(setup);
+    options.enable_bilateral_preelimination = 1;
+    const steel_batch batch = test::solved_batch(builder, setup, options);
+    const test::Solved eliminated = test::read_all(batch);
+    steel_batch_destroy(batch);
+    CHECK(test::max_abs_diff(plain.impulses, eliminated.impulses) < 1e-9);
+    CHECK(test::max_abs_diff(plain.velocities, eliminated.velocities) < 1e-9);
+    // The slip along the free direction (1, -0.3) is opposed by friction along it alone.
+    const double vx = plain.velocities[0], vy = plain.velocities[1];
+    CHECK(std::fabs(0.3 * vx + vy) < 1e-12); // the lock holds
+    CHECK(std::fabs(plain.impulses[2] * vy - plain.impulses[3] * vx) < 1e-12);
 }
 
 TEST_CASE("cone rows must come in matching consecutive pairs") {

@@ -149,9 +149,9 @@ STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc*
 #define STEEL_ROW_CONTACT_NORMAL 2 /* lambda in [0, inf) */
 #define STEEL_ROW_FRICTION_BOX 3   /* lambda in [-mu*ln, mu*ln], ln the live impulse of normal_row */
 /* Coupled (cone) friction: two consecutive FRICTION_CONE rows are one contact's two tangent
- * directions, solved as one block with their 2x2 part of A and projected onto the disk
- * |lambda_t| <= mu*ln. Both rows name the same normal_row and the same friction; cfm is left
- * out of the block. */
+ * directions, solved as one block with their 2x2 part of A, exactly within the disk
+ * |lambda_t| <= mu*ln (a sliding contact's friction ends opposite its slip, on any body). Both
+ * rows name the same normal_row and the same friction; cfm is left out of the block. */
 #define STEEL_ROW_FRICTION_CONE 4
 
 /*
@@ -328,10 +328,11 @@ typedef struct steel_world_stats {
     uint32_t sweeps;      /* sweeps run */
     uint32_t flags;       /* STEEL_WORLD_* bits */
     /* The sweep residual: the largest |d_i * (lambda_i' - lambda_i)| over the rows of one sweep,
-     * d_i the row's denominator. For a row that does not clamp this is exactly its constraint
-     * velocity error |J_i.v + b_i (+ c_i lambda_i)| before its update; for a clamped row it is
-     * the part of that error the projection lets it fix. It is zero exactly at a fixed point and
-     * has the units of J.v. */
+     * d_i the row's denominator (a cone pair counts each component of |A_tt * its change|).
+     * For a row that does not clamp this is exactly its constraint velocity error
+     * |J_i.v + b_i (+ c_i lambda_i)| before its update; for a clamped row it is the part of that
+     * error the projection lets it fix. It is zero exactly at a fixed point and has the units of
+     * J.v. */
     double residual;       /* after the last sweep run */
     double first_residual; /* after the first sweep (for relative tolerances) */
     uint32_t momentum_restarts; /* times nesterov_momentum restarted (0 without momentum) */
