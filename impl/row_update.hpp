@@ -39,7 +39,10 @@ STEEL_HOST_DEVICE inline Real project_impulse(int32_t kind, Real x, Real lower, 
         lower = 0;
         return x < lower ? lower : x;
     case STEEL_ROW_FRICTION_BOX:
-        upper = friction * normal_impulse;
+        // A negative live normal impulse (a warm start, or momentum's extrapolation, reaching a
+        // friction row before its normal row) gives no friction, as the cone's radius does: the
+        // box must not turn inside out and push along the slip.
+        upper = friction * (normal_impulse < 0 ? Real(0) : normal_impulse);
         lower = -upper;
         break;
     default: // STEEL_ROW_BILATERAL

@@ -264,6 +264,38 @@ TEST_CASE("pre-eliminating a bilateral row keeps the cone's friction opposite th
     CHECK(std::fabs(plain.impulses[2] * vy - plain.impulses[3] * vx) < 1e-12);
 }
 
+TEST_CASE("friction met before its normal row, with a negative warm-started normal, never pushes") {
+    // Rows in the order friction x, friction y, normal (the format allows it), the normal row
+    // warm-started at -1 (initial impulses are only checked for finiteness). The first sweep's
+    // friction rows see lambda_n = -1: they must allow no friction, as the cone does, and leave
+    // the slip (1, 0) alone rather than speed it up.
+    for (int32_t kind : {STEEL_ROW_FRICTION_BOX, STEEL_ROW_FRICTION_CONE}) {
+        CAPTURE(kind);
+        scenes::RowsBuilder builder;
+        builder.begin_world({1.0, 0.0, -kGravity * kDt});
+        for (uint32_t axis = 0; axis < 2; ++axis) {
+            scenes::Row tangent;
+            tangent.kind = kind;
+            tangent.normal_row = 2;
+            tangent.friction = kMu;
+            tangent.blocks[0] = {axis, {1.0}, {1.0 / kMass}};
+            builder.add_row(tangent);
+        }
+        scenes::Row normal;
+        normal.kind = STEEL_ROW_CONTACT_NORMAL;
+        normal.blocks[0] = {2, {1.0}, {1.0 / kMass}};
+        normal.initial_impulse = -1.0;
+        builder.add_row(normal);
+        test::SolveSetup setup;
+        setup.iterations = 1;
+        setup.path = STEEL_PATH_GENERAL;
+        const test::Solved solved = test::solve(builder, setup);
+        CHECK(solved.impulses[0] == 0.0);
+        CHECK(solved.impulses[1] == 0.0);
+        CHECK(solved.velocities[0] == 1.0);
+    }
+}
+
 TEST_CASE("cone rows must come in matching consecutive pairs") {
     scenes::RowsBuilder builder = sliding_block(1.0, 1.0, STEEL_ROW_FRICTION_CONE);
     const steel_batch batch = test::make_batch(builder, test::SolveSetup{});

@@ -27,6 +27,9 @@ TEST_CASE("projection onto each row kind's set") {
     CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, -3.0, 0.0, 0.0, 0.5, 4.0) == -2.0);
     CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 1.5, 0.0, 0.0, 0.5, 4.0) == 1.5);
     CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 1.5, 0.0, 0.0, 0.5, 0.0) == 0.0);
+    // A negative live normal impulse allows no friction (it must not swap the bounds).
+    CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 1.5, 0.0, 0.0, 0.5, -1.0) == 0.0);
+    CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, -1.5, 0.0, 0.0, 0.5, -1.0) == 0.0);
 }
 
 TEST_CASE("projection keeps NaN visible for the non-finite check") {
