@@ -74,6 +74,7 @@ steel_status steel_batch_update_values_device(steel_batch batch,
         if (values.reserved0 != 0)
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("%s: reserved0 = %u must be 0", where, values.reserved0));
+        b.rows_updated_since_solve = true; // before: a failed update may have changed them too
         cuda::update_values_from_device(b, values, stream);
     });
 }
@@ -85,6 +86,8 @@ steel_status steel_batch_solve_async(steel_batch batch, void* stream) {
         const bool has_rows = std::visit([](auto& state) { return state.has_rows; }, b.state);
         if (!has_rows) fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded", where));
         cuda::solve(b, stream, false);
+        b.results_options = b.options; // what a snapshot pairs with these results
+        b.rows_updated_since_solve = false;
     });
 }
 

@@ -66,6 +66,11 @@ struct Batch {
     ThreadPool pool;
     // Non-empty: every solve appends a snapshot (impl/snapshot/capture.hpp).
     std::string capture_path;
+    // The options the readable results were solved with (set by every solve and by a load), and
+    // whether a device values update changed the rows since: a snapshot holds results only next
+    // to the options and rows that made them (impl/snapshot/snapshot_batch.cpp).
+    steel_solve_options results_options{};
+    bool rows_updated_since_solve = false;
     cuda::DeviceBatchPtr device; // STEEL_BACKEND_CUDA only: the device mirror (impl/cuda/)
 };
 
