@@ -7,6 +7,7 @@
 #include "handle_registry.hpp"
 
 #include <string>
+#include <sys/stat.h>
 
 namespace {
 
@@ -268,4 +269,96 @@ TEST_CASE("one world extracted from a snapshot replays like that world in the wh
         REQUIRE_OK(steel_batch_destroy(loaded));
     }
     REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+TEST_CASE("a snapshot holds results only next to the options that solved them") {
+    const scenes::RowsBuilder builder = snaptest::varied_scene(8, 2);
+    const steel_solve_options solved_with = snaptest::unusual_options(STEEL_PATH_AUTO);
+    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64, solved_with);
+    const auto saved = [&] {
+        const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
+        return decode(bytes.data(), bytes.size(), "test");
+    };
+    CHECK(saved().solved);
+    REQUIRE_OK(steel_batch_set_options(batch, &solved_with)); // the same options: still theirs
+    CHECK(saved().solved);
+
+    // Other options: the batch still reads its results, but a snapshot would present them as the
+    // other options' outputs and a replay would report the solver as differing from itself.
+    steel_solve_options other = solved_with;
+    other.iterations = 5;
+    REQUIRE_OK(steel_batch_set_options(batch, &other));
+    uint64_t count = 0;
+    CHECK(steel_batch_read_impulses(batch, nullptr, 0, &count) == STEEL_OK);
+    const Snapshot without = saved();
+    CHECK_FALSE(without.solved);
+    CHECK(without.has_rows);
+    CHECK(without.options.iterations == 5);
+    const steel_batch loaded = load(snaptest::save_memory(batch));
+    CHECK(steel_batch_read_impulses(loaded, nullptr, 0, &count) == STEEL_ERROR_NO_DATA);
+    REQUIRE_OK(steel_batch_destroy(loaded));
+    other = solved_with; // any field counts
+    other.cfm = solved_with.cfm * 2;
+    REQUIRE_OK(steel_batch_set_options(batch, &other));
+    CHECK_FALSE(saved().solved);
+
+    REQUIRE_OK(
+        steel_batch_set_options(batch, &solved_with)); // back to the options that solved them
+    CHECK(saved().solved);
+    REQUIRE_OK(steel_batch_set_options(batch, &other));
+    REQUIRE_OK(steel_batch_solve(batch)); // a solve pairs the results with the options again
+    const Snapshot resolved = saved();
+    CHECK(resolved.solved);
+    CHECK(std::memcmp(&resolved.options, &other, sizeof(other)) == 0);
+    REQUIRE_OK(steel_batch_destroy(batch));
+}
+
+TEST_CASE("loading from a FIFO is refused at once, never waits for a writer") {
+    const std::string fifo = snaptest::temporary_path("load.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    steel_batch loaded{77};
+    const auto result = snaptest::without_waiting(fifo, O_WRONLY, [&] {
+        return steel_batch_load_file(STEEL_ABI_VERSION, fifo.c_str(), &loaded);
+    });
+    CHECK(result.first == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(loaded.id == 0);
+    INFO("message: " << result.second);
+    CHECK(result.second.find("not a regular file") != std::string::npos);
+    std::string output;
+    CHECK(snaptest::run_replay(fifo, &output) == 2); // steel-replay reads files the same way
+    CHECK(output.find("not a regular file") != std::string::npos);
+    std::remove(fifo.c_str());
+}
+
+TEST_CASE("save_file gives a new file the umask's mode, and a replaced file keeps its own") {
+    const auto mode_of = [](const std::string& path) {
+        struct stat info;
+        REQUIRE(::stat(path.c_str(), &info) == 0);
+        return unsigned(info.st_mode & 07777);
+    };
+    const scenes::RowsBuilder builder = snaptest::varied_scene(9, 1);
+    const steel_batch batch =
+        solved_batch(builder, STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
+    const std::string saved = snaptest::temporary_path("mode.steel");
+    const std::string captured = snaptest::temporary_path("mode_capture.steel");
+    const mode_t umask_before = ::umask(027);
+    const steel_status first = steel_batch_save_file(batch, saved.c_str());
+    const steel_status capture = steel_batch_set_capture(batch, captured.c_str());
+    ::umask(umask_before);
+    REQUIRE_OK(first);
+    REQUIRE_OK(capture);
+    CHECK(mode_of(saved) == 0640u); // 0666 less the umask, like the capture file
+    CHECK(mode_of(captured) == 0640u);
+    for (unsigned mode : {0600u, 0664u, 0444u}) {
+        CAPTURE(mode);
+        REQUIRE(::chmod(saved.c_str(), mode) == 0);
+        REQUIRE_OK(steel_batch_save_file(batch, saved.c_str()));
+        CHECK(mode_of(saved) == mode);
+    }
+    steel_batch loaded{};
+    REQUIRE_OK(steel_batch_load_file(STEEL_ABI_VERSION, saved.c_str(), &loaded));
+    REQUIRE_OK(steel_batch_destroy(loaded));
+    REQUIRE_OK(steel_batch_destroy(batch));
+    std::remove(saved.c_str());
+    std::remove(captured.c_str());
 }

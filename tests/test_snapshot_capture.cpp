@@ -2,8 +2,12 @@
 // snapshot, and the stream replays solve by solve.
 #include "test_snapshot_support.hpp"
 
+#include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
 #include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 namespace {
 
@@ -115,4 +119,117 @@ TEST_CASE("STEEL_CAPTURE turns capture on for created batches, never for loaded 
     REQUIRE_OK(steel_batch_solve(unrecorded));
     REQUIRE_OK(steel_batch_destroy(unrecorded));
     REQUIRE(::unsetenv("STEEL_CAPTURE") == 0);
+}
+
+TEST_CASE(
+    "a capture append that fails part way leaves no torn record, so later records stay readable") {
+    const std::string path = snaptest::temporary_path("torn.steel");
+    const scenes::RowsBuilder scene = snaptest::varied_scene(5, 2);
+    const steel_rows_desc rows = scene.desc();
+    const steel_batch first = test::make_batch(scene, {}), second = test::make_batch(scene, {});
+    for (const steel_batch batch : {first, second}) {
+        REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+        REQUIRE_OK(steel_batch_set_capture(batch, path.c_str()));
+    }
+    REQUIRE_OK(steel_batch_solve(first));
+    const uint64_t one = file_size(path);
+
+    // A file size limit half way through the next record stands in for a full disk: the write
+    // stops part way (EFBIG; the signal it would raise is ignored, as a full disk raises none).
+    struct rlimit limit;
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &limit) == 0);
+    const struct rlimit unlimited = limit;
+    limit.rlim_cur = rlim_t(one + one / 2);
+    void (*const handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    const steel_status solved = steel_batch_solve(first); // reports on stderr, turns capture off
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &unlimited) == 0);
+    std::signal(SIGXFSZ, handler);
+    CHECK(solved == STEEL_OK);
+    CHECK(file_size(path) == one); // the partial record was cut off again
+
+    REQUIRE_OK(steel_batch_solve(first)); // capture is off for this batch now
+    CHECK(file_size(path) == one);
+    REQUIRE_OK(steel_batch_solve(second)); // another batch's record follows a whole one
+    const std::vector<std::vector<uint8_t>> records = records_of(path);
+    CHECK(records.size() == 2);
+    for (const std::vector<uint8_t>& record : records) {
+        steel_batch loaded{};
+        REQUIRE_OK(
+            steel_batch_load_memory(STEEL_ABI_VERSION, record.data(), record.size(), &loaded));
+        REQUIRE_OK(steel_batch_destroy(loaded));
+    }
+    REQUIRE_OK(steel_batch_destroy(first));
+    REQUIRE_OK(steel_batch_destroy(second));
+    std::remove(path.c_str());
+}
+
+TEST_CASE(
+    "steel-replay replays the complete records of a capture cut short, then reports the tail") {
+    const std::string path = snaptest::temporary_path("cut_source.steel");
+    const scenes::RowsBuilder scene = snaptest::varied_scene(6, 2);
+    const steel_rows_desc rows = scene.desc();
+    const steel_batch batch = test::make_batch(scene, {});
+    REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
+    REQUIRE_OK(steel_batch_set_capture(batch, path.c_str()));
+    for (int k = 0; k < 3; ++k)
+        REQUIRE_OK(steel_batch_solve(batch));
+    REQUIRE_OK(steel_batch_destroy(batch));
+    std::vector<uint8_t> stream = snaptest::read_bytes(path);
+    std::remove(path.c_str());
+    stream.resize(stream.size() - 100); // a process killed during its third append
+    const std::string cut = snaptest::temporary_path("cut.steel");
+    snaptest::write_bytes(cut, stream);
+
+    std::string output;
+    CHECK(snaptest::run_replay(cut, &output) == 2); // the file is damaged...
+    INFO("output: " << output);
+    CHECK(output.find("2 complete records and a damaged or truncated tail") != std::string::npos);
+    CHECK(output.find("record 0: ") != std::string::npos); // ...but what it holds is replayed
+    CHECK(output.find("record 1: ") != std::string::npos);
+    CHECK(output.find("every world within") != std::string::npos);
+    CHECK(output.find("BEYOND") == std::string::npos);
+    CHECK(output.find("capture record 2 at byte") != std::string::npos);
+    CHECK(output.find("truncated capture") != std::string::npos);
+
+    CHECK(snaptest::run_replay("--record 1 " + cut, &output) == 2);
+    CHECK(output.find("record 1: ") != std::string::npos);
+    CHECK(output.find("record 0: ") == std::string::npos);
+    CHECK(snaptest::run_replay("--record 2 " + cut, &output) == 2);
+    CHECK(output.find("truncated capture") != std::string::npos);
+    CHECK(snaptest::run_replay("--info " + cut, &output) == 2);
+    CHECK(output.find("record 1 (") != std::string::npos);
+    std::remove(cut.c_str());
+}
+
+TEST_CASE("capture refuses a FIFO at once, through steel_batch_set_capture and STEEL_CAPTURE") {
+    const std::string fifo = snaptest::temporary_path("capture.fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const scenes::RowsBuilder scene = snaptest::varied_scene(7, 1);
+    const steel_batch batch = test::make_batch(scene, {});
+    const std::pair<steel_status, std::string> set = snaptest::without_waiting(
+        fifo, O_RDONLY, [&] { return steel_batch_set_capture(batch, fifo.c_str()); });
+    CHECK(set.first == STEEL_ERROR_INVALID_ARGUMENT);
+    INFO("message: " << set.second);
+    CHECK(set.second.find("not a regular file") != std::string::npos);
+    CHECK(set.second.find(fifo) != std::string::npos);
+    REQUIRE_OK(steel_batch_destroy(batch));
+
+    REQUIRE(::setenv("STEEL_CAPTURE", fifo.c_str(), 1) == 0);
+    steel_batch created{};
+    const auto created_status = snaptest::without_waiting(fifo, O_RDONLY, [&] {
+        steel_batch_desc desc;
+        steel_batch_desc_default(&desc);
+        desc.world_count = scene.world_count();
+        return steel_batch_create(STEEL_ABI_VERSION, &desc, &created); // reports on stderr
+    });
+    REQUIRE(::unsetenv("STEEL_CAPTURE") == 0);
+    CHECK(created_status.first == STEEL_OK);
+    const steel_rows_desc rows = scene.desc();
+    REQUIRE_OK(steel_batch_upload_rows(created, &rows));
+    const auto solved =
+        snaptest::without_waiting(fifo, O_RDONLY, [&] { return steel_batch_solve(created); });
+    CHECK(solved.first == STEEL_OK); // without capture
+    REQUIRE_OK(steel_batch_destroy(created));
+    std::remove(fifo.c_str());
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -112,7 +113,8 @@ TEST_CASE("absurd counts are refused before anything is allocated for them") {
     refused_after([](Snapshot& s) { s.desc.world_count = 1000000000u; }, "desc.world_count");
     refused_after([](Snapshot& s) { s.rows.world_dof_counts[0] = 4000000000u; }, "unconstrained_velocity");
     refused_after([](Snapshot& s) { s.rows.world_row_counts[1] = 0xffffffffu; }, "world_row_counts");
-    refused_after([](Snapshot& s) { s.rows.block_length[0] = 1000000; }, "block 0 covers DOFs");
+    refused_after([](Snapshot& s) { s.rows.block_length[0] = 1000000; },
+                  "world 0, row 0 (batch row 0)");
     refused_after([](Snapshot& s) { s.rows.block_offset[2] = 0xfffffff0u; }, "covers DOFs");
     refused_after([](Snapshot& s) { s.rows.jacobian.pop_back(); }, "rows.response");
     refused_after(
@@ -120,7 +122,7 @@ TEST_CASE("absurd counts are refused before anything is allocated for them") {
             s.rows.jacobian.pop_back();
             s.rows.response.pop_back();
         },
-        "value_count");
+        "(the block lengths must add up to its length)");
     refused_after([](Snapshot& s) { s.rows.bias.push_back(0); }, "rows.bias");
     refused_after([](Snapshot& s) { s.rows.friction.resize(1); }, "rows.friction");
     refused_after([](Snapshot& s) { s.rows.kind[0] = 99; }, "kind = 99");
@@ -217,5 +219,57 @@ TEST_CASE("a truncated or impossible capture stream is refused with the record's
             CHECK(error.message.find("truncated capture") != std::string::npos);
         }
         CHECK(threw);
+        // Asked for them, the complete records before the bad tail, and the tail's message.
+        std::string bad_tail;
+        const auto records = steel::snapshot::split_capture(stream.data(), cut, "test", &bad_tail);
+        CHECK(records.size() == (cut == 2 ? 0u : 2u));
+        CHECK(bad_tail.find("test: capture record") == 0);
+        CHECK(bad_tail.find("truncated capture") != std::string::npos);
     }
+    std::string bad_tail;
+    CHECK(steel::snapshot::split_capture(stream.data(), stream.size(), "test", &bad_tail).size() ==
+          3);
+    CHECK(bad_tail.empty());
+}
+
+TEST_CASE("block lengths that do not add up to the Jacobian's length are refused by decode, naming "
+          "the world and row") {
+    // decode() alone runs before steel-replay cuts a world out of a snapshot (--world, --extract)
+    // or sums its blocks (--info), so it must refuse what would make them read past J.
+    Snapshot snapshot = small_content();
+    const uint64_t row = snapshot.rows.world_row_counts[0]; // world 1's first row
+    snapshot.rows.block_length[2 * row] += 100000000u;
+    const std::vector<uint8_t> bytes = encode(snapshot);
+    const std::string expected = "world 1, row 0 (batch row " + std::to_string(row) + ")";
+    std::string message;
+    try {
+        decode(bytes.data(), bytes.size(), "test");
+    } catch (const steel::Error& error) {
+        message = error.message;
+    }
+    INFO("message: " << message);
+    CHECK(message.find(expected) != std::string::npos);
+    CHECK(message.find("rows.jacobian") != std::string::npos);
+
+    const std::string path = snaptest::temporary_path("block_lengths.steel");
+    const std::string extracted = snaptest::temporary_path("extracted.steel");
+    snaptest::write_bytes(path, bytes);
+    for (const std::string& arguments : std::vector<std::string>{
+             "--world 1 ", "--extract 1 --output " + extracted + " ", "--info ", ""}) {
+        CAPTURE(arguments);
+        std::string output;
+        CHECK(snaptest::run_replay(arguments + path, &output) == 2); // an invalid file, not a crash
+        INFO("output: " << output);
+        CHECK(output.find(expected) != std::string::npos);
+    }
+    CHECK(::access(extracted.c_str(), F_OK) != 0);
+    std::remove(path.c_str());
+
+    // Fewer values in the blocks than in J.
+    refused_after(
+        [](Snapshot& s) {
+            s.rows.jacobian.push_back(0.5);
+            s.rows.response.push_back(0.5);
+        },
+        "but the sum of rows.block_length gives");
 }

@@ -6,13 +6,19 @@
 #include "snapshot/snapshot.hpp"
 #include "support.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <functional>
+#include <future>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace snaptest {
@@ -159,6 +165,55 @@ inline std::string temporary_path(const char* name) {
                        std::to_string(uint64_t(::getpid())) + "_" + std::to_string(counter++) + "_" + name;
     std::remove(path.c_str());
     return path;
+}
+
+// Runs steel-replay (tools/steel-replay of the build this test program belongs to) with the
+// arguments, its stdout and stderr into *output. Returns its exit status, 124 if it ran past 60
+// seconds (waiting on a FIFO, say), or 128 + the signal that killed it (a crash).
+inline int run_replay(const std::string& arguments, std::string* output) {
+    char self[4096] = {};
+    REQUIRE(::readlink("/proc/self/exe", self, sizeof(self) - 1) > 0);
+    std::string folder = self;
+    folder.erase(folder.rfind('/'));
+    const std::string tool = folder + "/../tools/steel-replay";
+    INFO("steel-replay is built beside the tests: " << tool);
+    REQUIRE(::access(tool.c_str(), X_OK) == 0);
+    FILE* child = ::popen(("exec timeout 60 '" + tool + "' " + arguments + " 2>&1").c_str(), "r");
+    REQUIRE(child != nullptr);
+    output->clear();
+    char buffer[4096];
+    for (size_t got; (got = std::fread(buffer, 1, sizeof(buffer), child)) > 0;)
+        output->append(buffer, got);
+    const int status = ::pclose(child);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+inline void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+    FILE* file = std::fopen(path.c_str(), "wb");
+    REQUIRE(file != nullptr);
+    REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size());
+    REQUIRE(std::fclose(file) == 0);
+}
+
+// Runs call on another thread; a call that waits on the FIFO at `path` for a peer past a few
+// seconds fails the test and is then released by opening the FIFO's other end (with
+// peer_flags). Returns the call's status and its thread's last error message.
+inline std::pair<steel_status, std::string>
+without_waiting(const std::string& path, int peer_flags,
+                const std::function<steel_status()>& call) {
+    auto done = std::async(std::launch::async, [&] {
+        const steel_status status = call();
+        return std::make_pair(status, std::string(steel_last_error_message()));
+    });
+    if (done.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+        FAIL_CHECK("the call waits for a peer on the FIFO '" << path << "'");
+        int peer = -1;
+        while (done.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready)
+            if (peer < 0) peer = ::open(path.c_str(), peer_flags | O_NONBLOCK | O_CLOEXEC);
+        if (peer >= 0) ::close(peer);
+    }
+    return done.get();
 }
 
 } // namespace snaptest

@@ -90,7 +90,9 @@ Exit status:
   0  every replayed world is within the tolerance (or --info / --extract succeeded)
   1  some world differs beyond the tolerance
   2  a usage error, an unreadable or invalid file, or a failed Steel call (its message is
-     printed)
+     printed). A capture stream whose end is damaged or cut short (a process killed while
+     appending) has its complete records replayed first; the bad tail is then reported and
+     the status is 2.
 
 Other:
   --help                 This text.
@@ -450,21 +452,37 @@ int main(int argc, char** argv) {
     try {
         const std::vector<uint8_t> file = read_file(args.file.c_str(), UINT64_MAX, "steel-replay");
         std::vector<Record> records;
+        // A capture whose end is damaged or cut short (a process killed during an append): its
+        // complete records are replayed all the same, and the tail is reported after them.
+        std::string bad_tail;
         const char* kind = "snapshot";
         if (looks_like_snapshot(file.data(), file.size())) {
             records.push_back({0, file.size()});
         } else if (looks_like_capture(file.data(), file.size())) {
             kind = "capture stream";
-            records = split_capture(file.data(), file.size(), "steel-replay");
+            records = split_capture(file.data(), file.size(), "steel-replay", &bad_tail);
         } else {
             kind = "neither a snapshot nor a capture stream";
             records.push_back({0, file.size()}); // decode says what is wrong with it
         }
-        std::printf("%s: %s, %zu record%s, %zu bytes\n", args.file.c_str(), kind, records.size(),
-                    records.size() == 1 ? "" : "s", file.size());
-        if (args.record && *args.record >= records.size())
+        const auto finish = [&](int result) {
+            if (bad_tail.empty()) return result;
+            std::fprintf(stderr, "%s; the file's %zu complete record%s before it %s\n",
+                         bad_tail.c_str(), records.size(), records.size() == 1 ? "" : "s",
+                         args.record || args.extract ? "can be chosen with --record"
+                         : args.info                 ? "are summarized above"
+                                                     : "were replayed above");
+            return kExitError;
+        };
+        std::printf("%s: %s, %zu %srecord%s%s, %zu bytes\n", args.file.c_str(), kind,
+                    records.size(), bad_tail.empty() ? "" : "complete ",
+                    records.size() == 1 ? "" : "s",
+                    bad_tail.empty() ? "" : " and a damaged or truncated tail", file.size());
+        if (args.record && *args.record >= records.size()) {
+            if (!bad_tail.empty()) return finish(kExitError);
             usage_error(steel::format("--record %u: the file has %zu record%s", *args.record, records.size(),
                                       records.size() == 1 ? "" : "s"));
+        }
 
         int status = kExitAgree;
         for (size_t k = 0; k < records.size(); ++k) {
@@ -484,7 +502,7 @@ int main(int argc, char** argv) {
                             one.has_rows ? one.rows.world_row_counts[0] : 0, args.output.c_str());
                 if (!args.record && records.size() > 1)
                     std::printf("(from record %zu; choose another with --record)\n", k);
-                return kExitAgree;
+                return finish(kExitAgree);
             }
             if (args.world) {
                 snapshot = extract_world(snapshot, *args.world);
@@ -494,9 +512,9 @@ int main(int argc, char** argv) {
             } else {
                 status = std::max(status, replay(args, bytes, snapshot, k));
             }
-            if (status == kExitError) return status;
+            if (status == kExitError) return finish(status);
         }
-        return status;
+        return finish(status);
     } catch (const steel::Error& error) {
         std::fprintf(stderr, "steel-replay: %s\n", error.message.c_str());
         return kExitError;

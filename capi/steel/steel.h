@@ -355,6 +355,9 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
  * upload, the impulses, velocities, per-world statistics and residual history of that solve.
  * Every number is stored as float64 (a float32 batch's values widen exactly). Loading a
  * snapshot gives a new batch that solves to the same numbers as the original and, until then,
+ * Results are saved only with the options and rows they were solved from: after a
+ * steel_batch_set_options that changed an option, or a steel_batch_update_values_device, the
+ * batch still reads its last results, but a snapshot of it holds none until it is solved again.
  * reads the recorded outputs. A snapshot holds rows, not a scene: a batch whose options ask for
  * STEEL_RESPONSE_PROPAGATION (or colored sweeps) loads, reads its recorded outputs, and refuses
  * to solve until its options change or a scene is uploaded (docs/propagation-and-colored.md). */
@@ -370,7 +373,8 @@ STEEL_API steel_status steel_batch_save_memory(steel_batch batch, void* out, uin
                                                uint64_t* out_size);
 
 /* Writes the batch's snapshot to the file at path, replacing it. The bytes go to a temporary
- * file beside it that is then renamed, so a failed save leaves an existing file as it was.
+ * file beside it that is then renamed, so a failed save leaves an existing file as it was. A
+ * replaced file keeps its permissions; a new one gets 0666 less the umask.
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (path NULL, or the file cannot be written: the
  * message gives the system's reason), UNSUPPORTED (as steel_batch_save_memory), OUT_OF_MEMORY. */
 STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path);
@@ -392,20 +396,24 @@ STEEL_API steel_status steel_batch_load_memory(uint32_t abi_version, const void*
                                                steel_batch* out);
 
 /* steel_batch_load_memory on the whole content of the file at path. Also INVALID_ARGUMENT when
- * the file cannot be read (the message gives the system's reason). */
+ * the file cannot be read (the message gives the system's reason) or is not a regular file (a
+ * FIFO is refused at once, never waited on). */
 STEEL_API steel_status steel_batch_load_file(uint32_t abi_version, const char* path, steel_batch* out);
 
 /* Capture for bug reports. With a path, every later successful steel_batch_solve of this batch
  * appends the batch's snapshot (after the solve) to that file as one record of a capture
  * stream: a little-endian uint32 byte count, then that many bytes of snapshot. The file is
- * created if missing and never truncated; it is opened here once to check it. A later append
- * that fails (disk full, say) is reported on stderr and turns capture off; the solve itself
- * still succeeds. path NULL or "" stops capturing. steel-replay replays a capture solve by solve.
+ * created if missing (0666 less the umask) and never truncated; it must be a regular file (a
+ * FIFO or device is refused, never waited on), and is opened here once to check it. A later
+ * append that fails (disk full, say) is removed again, so the file holds whole records only, is
+ * reported on stderr, and turns capture off; the solve itself still succeeds. path NULL or ""
+ * stops capturing. steel-replay replays a capture solve by solve.
  *
  * The environment variable STEEL_CAPTURE=path turns capture on for every batch that
  * steel_batch_create makes, without recompiling the program. It is read when the batch is
  * created; a path that cannot be opened is reported on stderr and never fails the create.
- * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (the file cannot be opened for appending). */
+ * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (the file cannot be opened for appending, or is
+ * not a regular file). */
 STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* path);
 
 /* ---------------------------------------------------------------------------------------- */

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace steel {
@@ -25,27 +27,65 @@ std::mutex& capture_mutex() {
     return *mutex;
 }
 
-int open_for_append(const char* path) {
-    return ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+constexpr const char* kNotRegular =
+    "it is not a regular file (a FIFO, device, socket or directory)";
+
+// Opens path for appending, creating it (0666 less the umask) if it is missing. Only a regular
+// file will do: O_NONBLOCK keeps open(2) from waiting for a FIFO's reader (without one it fails
+// with ENXIO), and fstat refuses whatever opened. A regular file ignores O_NONBLOCK. Returns the
+// descriptor, or -1 with the reason in `reason`.
+int open_for_append(const char* path, std::string& reason) {
+    const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
+    struct stat info;
+    if (fd < 0) {
+        const int error = errno;
+        const bool special = error == ENXIO || (::stat(path, &info) == 0 && !S_ISREG(info.st_mode));
+        reason = special ? kNotRegular : std::strerror(error);
+        return -1;
+    }
+    if (::fstat(fd, &info) != 0)
+        reason = std::strerror(errno);
+    else if (!S_ISREG(info.st_mode))
+        reason = kNotRegular;
+    if (!reason.empty()) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
 }
 
-// Appends bytes to path. Returns 0, or the errno of the failure.
-int append(const char* path, const std::vector<uint8_t>& bytes) {
-    const int fd = open_for_append(path);
-    if (fd < 0) return errno;
+// Appends one whole record to path, or nothing: a write that fails part way (disk full, file
+// too large) is cut off again, so the stream never holds a torn record that would swallow the
+// records after it. The caller holds capture_mutex(), so no append of this process lands
+// between the size taken here and the truncation. Returns "", or the reason of the failure.
+std::string append(const char* path, const std::vector<uint8_t>& bytes) {
+    std::string reason;
+    const int fd = open_for_append(path, reason);
+    if (fd < 0) return reason;
+    struct stat info;
+    if (::fstat(fd, &info) != 0) {
+        reason = std::strerror(errno);
+        ::close(fd);
+        return reason;
+    }
+    const off_t start = info.st_size; // O_APPEND: the record starts at the end
     uint64_t done = 0;
-    int error = 0;
     while (done < bytes.size()) {
         const ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
         if (put < 0 && errno == EINTR) continue;
         if (put <= 0) {
-            error = put < 0 ? errno : EIO;
+            reason = std::strerror(put < 0 ? errno : EIO);
             break;
         }
         done += uint64_t(put);
     }
-    if (::close(fd) != 0 && error == 0) error = errno;
-    return error;
+    if (!reason.empty() && done > 0 && ::ftruncate(fd, start) != 0)
+        reason += format(
+            "; removing the %llu bytes of the partial record also failed (%s), so the capture "
+            "ends in a torn record",
+            (unsigned long long)done, std::strerror(errno));
+    if (::close(fd) != 0 && reason.empty()) reason = std::strerror(errno);
+    return reason;
 }
 
 } // namespace
@@ -56,10 +96,12 @@ void set_capture(Batch& batch, const char* path, const char* where) {
         return;
     }
     std::string chosen = path; // allocate before anything changes
-    const int fd = open_for_append(path);
+    std::string reason;
+    const int fd = open_for_append(path, reason);
     if (fd < 0)
         fail(STEEL_ERROR_INVALID_ARGUMENT,
-             format("%s: cannot open capture file '%s' for appending: %s", where, path, std::strerror(errno)));
+             format("%s: cannot open capture file '%s' for appending: %s", where, path,
+                    reason.c_str()));
     ::close(fd);
     batch.capture_path = std::move(chosen);
 }
@@ -84,8 +126,7 @@ void capture_solve(Batch& batch) noexcept {
         check_snapshot_fits(batch, "steel_batch_solve");
         const std::vector<uint8_t> record = encode(export_batch(batch), /*size_prefixed=*/true);
         std::lock_guard<std::mutex> lock(capture_mutex());
-        const int error = append(batch.capture_path.c_str(), record);
-        if (error != 0) reason = std::strerror(error);
+        reason = append(batch.capture_path.c_str(), record);
     } catch (const Error& error) {
         reason = error.message;
     } catch (...) {

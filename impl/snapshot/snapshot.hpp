@@ -81,11 +81,15 @@ struct Snapshot {
 uint64_t snapshot_size_bound(const Batch& batch);
 void check_snapshot_fits(const Batch& batch, const char* where, uint64_t limit = kMaxSnapshotBytes);
 
-// The batch as it is now, numbers widened to double. Producer fields are this library's.
+// The batch as it is now, numbers widened to double. Producer fields are this library's. The
+// results are included only when they came from the batch's current options and rows: after a
+// steel_batch_set_options that changed the options, or a device values update, since the last
+// solve, the snapshot holds no results (a replay would compare them with a solve of other inputs).
 Snapshot export_batch(const Batch& batch);
 
-// Puts decoded results back into a batch that holds the rows they belong to (the loader's last
-// step): impulses, velocities, stats, residual history; the batch then reads as solved.
+// Puts decoded results back into a batch that holds the rows and options they belong to (the
+// loader's last step): impulses, velocities, stats, residual history; the batch then reads as
+// solved, and its current options count as the ones the results were solved with.
 void restore_results(Batch& batch, const Results& results);
 
 // Serializes. With size_prefixed the result is one record of a capture stream: the snapshot's
@@ -116,10 +120,14 @@ struct Record {
     uint64_t size;
 };
 
-// Splits a capture stream into its records. Checks each length prefix against what is left;
-// throws steel::Error (INVALID_ARGUMENT, message starting with `where`) naming the record and
-// byte offset of a truncated or impossible one. Does not decode the records.
-std::vector<Record> split_capture(const void* data, uint64_t size, const char* where);
+// Splits a capture stream into its records. Checks each length prefix against what is left; a
+// truncated or impossible one ends the stream's good part (a capture cut short by a crash, or
+// damaged). Without bad_tail that throws steel::Error (INVALID_ARGUMENT, message starting with
+// `where`, naming the record and its byte offset); with it, the complete records before it are
+// returned and *bad_tail gets that message (it is left as it was when the whole stream is good).
+// Does not decode the records.
+std::vector<Record> split_capture(const void* data, uint64_t size, const char* where,
+                                  std::string* bad_tail = nullptr);
 
 // A snapshot of world `world` alone (rows, results and stats sliced; desc.world_count 1).
 // Throws steel::Error (INVALID_ARGUMENT) if the world is out of range.

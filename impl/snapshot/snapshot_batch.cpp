@@ -5,6 +5,7 @@
 #include "../batch.hpp"
 #include "../error.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -61,6 +62,30 @@ void write_all(int fd, const uint8_t* bytes, uint64_t size, const char* where, c
         if (put <= 0) system_failure(where, "write", path);
         done += uint64_t(put);
     }
+}
+
+template <class T> bool same_bits(const T& a, const T& b) {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// Every field a snapshot holds; numbers bit for bit (a cfm of -0.0 is not the 0.0 a solve used).
+bool same_options(const steel_solve_options& a, const steel_solve_options& b) {
+    static_assert(sizeof(steel_solve_options) == 64,
+                  "steel_solve_options changed: compare the new field here");
+    return a.iterations == b.iterations && same_bits(a.tolerance, b.tolerance) &&
+           same_bits(a.cfm, b.cfm) && a.path == b.path && a.warm_start == b.warm_start &&
+           same_bits(a.contact_regularization, b.contact_regularization) &&
+           a.nesterov_momentum == b.nesterov_momentum &&
+           a.enable_bilateral_preelimination == b.enable_bilateral_preelimination &&
+           a.record_residual_history == b.record_residual_history && a.solve_mode == b.solve_mode &&
+           a.articulated_contact_response == b.articulated_contact_response;
+}
+
+// Whether the batch's readable results came from its current options and rows. A solve records
+// its options (Batch::results_options); steel_batch_set_options may change them afterwards, and
+// a device values update the rows, while the results stay readable.
+bool results_match_inputs(const Batch& batch) {
+    return !batch.rows_updated_since_solve && same_options(batch.results_options, batch.options);
 }
 
 } // namespace
@@ -120,7 +145,9 @@ Snapshot export_batch(const Batch& batch) {
         [&](const auto& state) {
             snapshot.has_rows = state.has_rows;
             if (state.has_rows) snapshot.rows = export_rows(state.rows);
-            snapshot.solved = state.has_rows && state.solved;
+            // Results only next to the options and rows that made them: a replay must not
+            // compare a solve under other inputs with them (docs/snapshots.md).
+            snapshot.solved = state.has_rows && state.solved && results_match_inputs(batch);
             if (!snapshot.solved) return;
             Results& results = snapshot.results;
             results.impulses = widen(state.results.impulse);
@@ -150,6 +177,8 @@ void restore_results(Batch& batch, const Results& results) {
             state.solved = true;
         },
         batch.state);
+    batch.results_options = batch.options; // the loader set the snapshot's options first
+    batch.rows_updated_since_solve = false;
 }
 
 Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
@@ -177,6 +206,11 @@ Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
     const uint32_t n = in.world_dof_counts[world], m = in.world_row_counts[world];
     uint64_t values = 0;
     for (uint64_t k = 2 * row0; k < 2 * (row0 + m); ++k) values += in.block_length[k];
+    if (value0 + values > in.jacobian.size()) // decode() refuses such a snapshot; never read past J
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("extract_world: world %u's blocks end at J value %" PRIu64
+                    ", past the %zu J values",
+                    world, value0 + values, in.jacobian.size()));
 
     Rows& rows = out.rows;
     rows.world_dof_counts = {n};
@@ -209,7 +243,9 @@ Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
 
 std::vector<uint8_t> read_file(const char* path, uint64_t max_bytes, const char* where) {
     if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below could
+    // refuse it. A regular file ignores the flag.
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) system_failure(where, "open", path);
     struct Closer {
         int fd;
@@ -218,7 +254,10 @@ std::vector<uint8_t> read_file(const char* path, uint64_t max_bytes, const char*
     struct stat info;
     if (::fstat(fd, &info) != 0) system_failure(where, "stat", path);
     if (!S_ISREG(info.st_mode))
-        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' is not a regular file", where, path));
+        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' is not a regular file (a FIFO, device, "
+                                                  "socket or directory); a snapshot is read "
+                                                  "from a file",
+                                                  where, path));
     const uint64_t size = uint64_t(info.st_size);
     if (size > max_bytes)
         fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' has %" PRIu64 " bytes, more than the %" PRIu64
@@ -241,13 +280,23 @@ std::vector<uint8_t> read_file(const char* path, uint64_t max_bytes, const char*
 
 void write_file_atomically(const char* path, const std::vector<uint8_t>& bytes, const char* where) {
     if (path == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: path is NULL", where));
-    std::string temporary = std::string(path) + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(temporary.data());
+    // The new file gets the mode of the file it replaces or, for a new file, 0666 less the umask,
+    // as any file a program creates. (Not mkstemp, whose 0600 ignores the umask.)
+    struct stat replaced;
+    const bool keep_mode = ::stat(path, &replaced) == 0 && S_ISREG(replaced.st_mode);
+    std::string temporary;
+    int fd = -1;
+    static std::atomic<uint64_t> counter{0};
+    for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+        temporary = format("%s.tmp-%ld-%" PRIu64, path, long(::getpid()), counter.fetch_add(1));
+        fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break; // EEXIST: a stale temporary file; take the next name
+    }
     if (fd < 0) system_failure(where, "create a temporary file next to", path);
     try {
         write_all(fd, bytes.data(), bytes.size(), where, temporary.c_str());
-        // mkstemp makes the file private (0600); a snapshot is meant to be shared.
-        if (::fchmod(fd, 0644) != 0) system_failure(where, "set the permissions of", temporary.c_str());
+        if (keep_mode && ::fchmod(fd, replaced.st_mode & 0777) != 0)
+            system_failure(where, "set the permissions of", temporary.c_str());
     } catch (...) {
         ::close(fd);
         ::unlink(temporary.c_str());

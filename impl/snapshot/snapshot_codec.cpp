@@ -187,6 +187,23 @@ Rows decode_rows(const fb::Rows& table, uint32_t world_count, const char* where)
     rows.jacobian = copy_out(table.jacobian());
     rows.response = copy_out(table.response());
     require_length(where, "rows.response", rows.response.size(), rows.jacobian.size(), "rows.jacobian's length");
+    // The blocks tile J exactly (the upload requires value_count to be their sum), so a reader
+    // that slices J by the block lengths before the upload checks run, as extract_world and
+    // steel-replay's --info do, stays inside it.
+    uint64_t block_values = 0, row = 0;
+    for (uint32_t w = 0; w < world_count; ++w)
+        for (uint32_t r = 0; r < rows.world_row_counts[w]; ++r, ++row) {
+            block_values += uint64_t(rows.block_length[2 * row]) + rows.block_length[2 * row + 1];
+            if (block_values > rows.jacobian.size())
+                bad(where, format("world %u, row %u (batch row %" PRIu64
+                                  "): the snapshot's block_length puts "
+                                  "its blocks' end at J value %" PRIu64
+                                  ", past the %zu entries of rows.jacobian "
+                                  "(the block lengths must add up to its length)",
+                                  w, r, row, block_values, rows.jacobian.size()));
+        }
+    require_length(where, "rows.jacobian", rows.jacobian.size(), block_values,
+                   "the sum of rows.block_length");
     rows.bias = copy_out(table.bias());
     rows.kind = copy_out(table.kind());
     require_length(where, "rows.bias", rows.bias.size(), total_rows, "the sum of world_row_counts");
@@ -491,25 +508,33 @@ Snapshot decode(const void* data, uint64_t size, const char* where) {
     return snapshot;
 }
 
-std::vector<Record> split_capture(const void* data, uint64_t size, const char* where) {
+std::vector<Record> split_capture(const void* data, uint64_t size, const char* where,
+                                  std::string* bad_tail) {
     if (data == nullptr && size > 0) bad(where, "the capture data pointer is NULL");
     const uint8_t* bytes = static_cast<const uint8_t*>(data);
     std::vector<Record> records;
+    std::string tail;
     uint64_t at = 0;
-    while (at < size) {
-        if (size - at < 4)
-            bad(where, format("capture record %zu at byte %" PRIu64 ": %" PRIu64
-                              " bytes left are too few for a length prefix (truncated capture?)",
-                              records.size(), at, size - at));
+    while (at < size && tail.empty()) {
         uint32_t length = 0;
-        std::memcpy(&length, bytes + at, 4); // little-endian, like every FlatBuffers scalar
-        if (length > size - at - 4)
-            bad(where, format("capture record %zu at byte %" PRIu64 " claims %u bytes but only %" PRIu64
-                              " are left (truncated capture?)",
-                              records.size(), at, length, size - at - 4));
-        records.push_back({at + 4, length});
-        at += 4 + uint64_t(length);
+        if (size - at >= 4)
+            std::memcpy(&length, bytes + at, 4); // little-endian, like every FlatBuffers scalar
+        if (size - at < 4)
+            tail = format("capture record %zu at byte %" PRIu64 ": %" PRIu64
+                          " bytes left are too few for a length prefix (truncated capture?)",
+                          records.size(), at, size - at);
+        else if (length > size - at - 4)
+            tail = format("capture record %zu at byte %" PRIu64 " claims %u bytes but only %" PRIu64
+                          " are left (truncated capture?)",
+                          records.size(), at, length, size - at - 4);
+        else {
+            records.push_back({at + 4, length});
+            at += 4 + uint64_t(length);
+        }
     }
+    if (tail.empty()) return records;
+    if (bad_tail == nullptr) bad(where, tail);
+    *bad_tail = std::string(where) + ": " + tail;
     return records;
 }
 
