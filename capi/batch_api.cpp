@@ -93,8 +93,9 @@ steel_batch_desc checked_batch_desc(const steel_batch_desc& desc_in, const char*
     if (desc.thread_count > kMaxThreads)
         fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: thread_count = %u is above the limit of %u",
                                                   where, desc.thread_count, kMaxThreads));
-    if (desc.thread_count == 0)
-        desc.thread_count = std::max(1u, std::thread::hardware_concurrency());
+    // 0 resolves within the limit too: the batch's desc goes into its snapshots and captures,
+    // which are loaded through these same checks.
+    if (desc.thread_count == 0) desc.thread_count = ThreadPool::hardware_thread_count(kMaxThreads);
     return desc;
 }
 

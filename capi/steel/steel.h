@@ -106,7 +106,8 @@ typedef struct steel_batch_desc {
     int32_t backend;       /* STEEL_BACKEND_*; default CPU */
     int32_t precision;     /* STEEL_PRECISION_*; default FLOAT64 */
     uint32_t world_count;  /* number of worlds, >= 1; default 1 */
-    uint32_t thread_count; /* worker threads for solves; 0 = one per hardware core; default 1 */
+    uint32_t thread_count; /* threads for solves and uploads, the caller's included, at most
+                            * 256; 0 = one per hardware thread, at most 256; default 1 */
     uint32_t reserved0;    /* must be 0 */
 } steel_batch_desc;
 
@@ -126,10 +127,12 @@ static inline void steel_batch_desc_default(steel_batch_desc* out) {
  * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision),
  * ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA backend not built into this library),
  * NO_DEVICE (CUDA built, but no device or driver: the message gives the CUDA runtime's words),
- * OUT_OF_MEMORY. A CUDA batch solves on the device and mirrors its results to the host, so
- * every function of this header works on it; see also the device-pointer functions at the end
- * and docs/cuda.md. It lives on the GPU current on the calling thread at creation
- * (cudaSetDevice); later calls use that GPU and leave the caller's current device as it was. */
+ * OUT_OF_MEMORY (also when the system refuses one of the thread_count - 1 worker threads; the
+ * ones already started are stopped). A CUDA batch solves on the device and mirrors its results
+ * to the host, so every function of this header works on it; see also the device-pointer
+ * functions at the end and docs/cuda.md. It lives on the GPU current on the calling thread at
+ * creation (cudaSetDevice); later calls use that GPU and leave the caller's current device as it
+ * was. */
 STEEL_API steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc,
                                           steel_batch* out);
 
