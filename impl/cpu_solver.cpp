@@ -123,6 +123,8 @@ template <class Real> struct PackRunner {
                                  Real* impulse, Real* velocity) const {
         if (!pool || last - first < kMinPacksToSplit)
             return colored::solve_packs(plan->packs, first, last, params, impulse, velocity);
+        // partial has room for the widest color (split_room), so this allocates nothing: a
+        // solve past its allocations cannot fail half-way through a world.
         const uint32_t tasks = (last - first + kPacksPerTask - 1) / kPacksPerTask;
         partial->assign(tasks, SweepResult<Real>{});
         pool->parallel_for(tasks, [&](uint32_t task, uint32_t) {
@@ -137,6 +139,14 @@ template <class Real> struct PackRunner {
         return result;
     }
 };
+
+// The tasks PackRunner splits the widest color of `plan` into (0 if none is split).
+template <class Real> uint32_t split_room(const colored::ColoredPlan<Real>& plan) {
+    uint32_t widest = 0;
+    for (size_t c = 0; c + 1 < plan.color_pack_offset.size(); ++c)
+        widest = std::max(widest, plan.color_pack_offset[c + 1] - plan.color_pack_offset[c]);
+    return widest < kMinPacksToSplit ? 0 : (widest + kPacksPerTask - 1) / kPacksPerTask;
+}
 
 // One world under the propagation response (SPEC 7): serial sweeps through the trees, or, with
 // a pack runner, colored sweeps.
@@ -189,7 +199,9 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     }
     // Everything that may allocate happens here, before the parallel part. The history's room
     // comes first, and the history and its stride change together only once everything is
-    // allocated: a solve refused for want of memory leaves the last solve's history readable.
+    // allocated: a solve refused for want of memory leaves the last solve's results readable.
+    // Past that point nothing allocates (parallel_for keeps a pointer to its task, the colored
+    // split's partial results have their room), so nothing can fail half-way.
     const uint32_t history_stride = options.record_residual_history ? options.iterations : 0;
     const uint64_t history_size = uint64_t(world_count) * history_stride;
     std::vector<double> grown_history;
@@ -233,15 +245,16 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     state.results.impulse.resize(set.total_rows());
     state.results.velocity.resize(set.total_dofs());
     state.stats.resize(world_count);
-    if (grown_history.capacity() > 0) state.history.swap(grown_history);
-    state.history.assign(history_size, 0.0);
-    state.history_stride = history_stride;
-
     // Colored worlds fewer than the threads: one world at a time, its colors split over the
     // pool. Otherwise the worlds are spread over the pool, each on one thread.
     const bool within_world =
         colored && pool.thread_count() > 1 && world_count < pool.thread_count();
     std::vector<SweepResult<Real>> partial;
+    if (within_world) partial.reserve(split_room(*state.colored));
+    if (grown_history.capacity() > 0) state.history.swap(grown_history);
+    state.history.assign(history_size, 0.0);
+    state.history_stride = history_stride;
+
     const PackRunner<Real> on_thread{state.colored.get(), nullptr, nullptr};
     const PackRunner<Real> on_pool{state.colored.get(), &pool, &partial};
     const auto solve_one = [&](uint32_t w, uint32_t thread) {
