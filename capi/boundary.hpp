@@ -8,13 +8,25 @@
 #include <steel/steel.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
 namespace steel {
 
-void set_last_error(const char* message);
+// The calling thread's message. It never throws: with no memory to copy the message it keeps a
+// static one ("out of memory").
+void set_last_error(const char* message) noexcept;
 void clear_last_error();
+
+// "<where><what><detail>", built on the stack: a handler in call_guarded must not allocate, since
+// an exception leaving it would leave a noexcept function (std::terminate). A message past the
+// buffer is cut short.
+inline void set_last_error(const char* where, const char* what, const char* detail = "") noexcept {
+    char message[1024];
+    std::snprintf(message, sizeof(message), "%s%s%s", where, what, detail);
+    set_last_error(message);
+}
 
 template <class Body> steel_status call_guarded(const char* where, Body&& body) noexcept {
     try {
@@ -25,13 +37,13 @@ template <class Body> steel_status call_guarded(const char* where, Body&& body) 
         set_last_error(error.message.c_str());
         return error.status;
     } catch (const std::bad_alloc&) {
-        set_last_error((std::string(where) + ": out of memory; nothing was changed").c_str());
+        set_last_error(where, ": out of memory; nothing was changed");
         return STEEL_ERROR_OUT_OF_MEMORY;
     } catch (const std::exception& exception) {
-        set_last_error((std::string(where) + ": internal error: " + exception.what()).c_str());
+        set_last_error(where, ": internal error: ", exception.what());
         return STEEL_ERROR_INTERNAL;
     } catch (...) {
-        set_last_error((std::string(where) + ": internal error: unknown exception").c_str());
+        set_last_error(where, ": internal error: unknown exception");
         return STEEL_ERROR_INTERNAL;
     }
 }

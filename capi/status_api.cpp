@@ -12,11 +12,13 @@ namespace {
 thread_local std::string last_error;
 }
 
-void set_last_error(const char* message) {
+void set_last_error(const char* message) noexcept {
     try {
         last_error = message;
     } catch (...) {
-        last_error.clear(); // out of memory for the message itself: the status still tells
+        // No memory for the message itself. A string of up to 15 characters fits in the string's
+        // own small buffer (libstdc++, libc++, MSVC), so this one needs none.
+        last_error = "out of memory";
     }
 }
 
