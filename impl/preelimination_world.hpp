@@ -34,6 +34,7 @@ template <class Real> struct PreeliminationSpace {
     Real* kept_impulse; // [m]: the derived world's impulses
 };
 
+// The least regularization of an eliminated bilateral row, relative to its own S_qq (schur_shift).
 template <class Real> STEEL_HOST_DEVICE constexpr Real elimination_floor() {
     return sizeof(Real) == 4 ? Real(1e-5) : Real(1e-10);
 }
@@ -117,20 +118,14 @@ STEEL_HOST_DEVICE inline uint32_t index_preeliminated_rows(const WorldRows<Real>
     return b;
 }
 
-// Step 2, for each q < b: column q of S = A_BB = J_B Y_B^T. Returns its diagonal entry.
+// Step 2, for each q < b: column q of S = A_BB = J_B Y_B^T.
 template <class Real>
-STEEL_HOST_DEVICE inline Real build_schur_column(const WorldRows<Real>& rows,
+STEEL_HOST_DEVICE inline void build_schur_column(const WorldRows<Real>& rows,
                                                  const PreeliminationSpace<Real>& ws, uint32_t b,
                                                  uint32_t q) {
     const uint32_t row_q = ws.bilateral_rows[q];
     for (uint32_t p = 0; p < b; ++p)
         ws.schur[size_t(p) * b + q] = dense_entry(rows, ws.bilateral_rows[p], row_q);
-    return ws.schur[size_t(q) * b + q];
-}
-
-// The largest of the diagonal entries seen so far (NaNs never win), from 0.
-template <class Real> STEEL_HOST_DEVICE inline Real larger_diagonal(Real largest, Real diagonal) {
-    return largest < diagonal ? diagonal : largest;
 }
 
 // Step 3: S_qq += r_q, factored; then the eliminated v-hat' = v-hat - Y_B S^-1 (J_B v-hat + b_B),
@@ -140,10 +135,12 @@ template <class Real> STEEL_HOST_DEVICE inline Real larger_diagonal(Real largest
 // (preelimination_kernel.cuh), so that both have the same bits. r_q, added to S's diagonal for
 // bilateral row q: its regularization c_q when it has one, so that a soft row stays soft
 // (J v + b + c lambda = 0, SPEC 5, as the sweep solves it, without cfm); else cfm. Either is
-// floored by floor * largest diagonal, so that a redundant set still factors.
+// floored by elimination_floor times the row's own S_qq, so that a redundant set still factors:
+// relative to each row, so a row with a small J.Y beside one with a large J.Y (a light link
+// beside a heavy base) is softened no more than any other.
 template <class Real>
-STEEL_HOST_DEVICE inline Real schur_shift(Real regularization, Real cfm, Real largest_diagonal) {
-    const Real floor = elimination_floor<Real>() * largest_diagonal;
+STEEL_HOST_DEVICE inline Real schur_shift(Real regularization, Real cfm, Real own_diagonal) {
+    const Real floor = elimination_floor<Real>() * own_diagonal;
     const Real shift = regularization > Real(0) ? regularization : cfm;
     return shift < floor ? floor : shift;
 }
@@ -159,10 +156,11 @@ STEEL_HOST_DEVICE inline Real bilateral_error(const WorldRows<Real>& rows,
 template <class Real>
 STEEL_HOST_DEVICE inline bool factor_schur(const WorldRows<Real>& rows,
                                            const PreeliminationSpace<Real>& ws, uint32_t b,
-                                           Real cfm, Real largest_diagonal) {
-    for (uint32_t q = 0; q < b; ++q)
-        ws.schur[size_t(q) * b + q] +=
-            schur_shift(rows.regularization[ws.bilateral_rows[q]], cfm, largest_diagonal);
+                                           Real cfm) {
+    for (uint32_t q = 0; q < b; ++q) {
+        Real& diagonal = ws.schur[size_t(q) * b + q];
+        diagonal += schur_shift(rows.regularization[ws.bilateral_rows[q]], cfm, diagonal);
+    }
     if (!cholesky_factor_in_place(ws.schur, b)) return false;
 
     Real* z = ws.solved;
@@ -250,10 +248,9 @@ STEEL_HOST_DEVICE inline bool build_preeliminated_world(const WorldRows<Real>& r
                                                         const PreeliminationSpace<Real>& ws,
                                                         WorldRows<Real>& out) {
     const uint32_t b = index_preeliminated_rows(rows, ws), c = rows.row_count - b;
-    Real largest_diagonal = 0;
     for (uint32_t q = 0; q < b; ++q)
-        largest_diagonal = larger_diagonal(largest_diagonal, build_schur_column(rows, ws, b, q));
-    if (!factor_schur(rows, ws, b, cfm, largest_diagonal)) return false;
+        build_schur_column(rows, ws, b, q);
+    if (!factor_schur(rows, ws, b, cfm)) return false;
     for (uint32_t k = 0; k < c; ++k)
         build_kept_row(rows, ws, b, k);
     finish_kept_rows(ws, c, rows.dof_count);

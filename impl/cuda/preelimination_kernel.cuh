@@ -23,10 +23,11 @@ namespace steel::cuda {
 template <class Real>
 __device__ inline bool warp_factor_schur(const WorldRows<Real>& rows,
                                          const PreeliminationSpace<Real>& space, uint32_t b,
-                                         Real cfm, Real largest_diagonal, uint32_t lane) {
-    for (uint32_t q = lane; q < b; q += kWarpSize)
-        space.schur[size_t(q) * b + q] +=
-            schur_shift(rows.regularization[space.bilateral_rows[q]], cfm, largest_diagonal);
+                                         Real cfm, uint32_t lane) {
+    for (uint32_t q = lane; q < b; q += kWarpSize) {
+        Real& diagonal = space.schur[size_t(q) * b + q];
+        diagonal += schur_shift(rows.regularization[space.bilateral_rows[q]], cfm, diagonal);
+    }
     __syncwarp();
     if (!warp_cholesky_factor_in_place(space.schur, b, lane)) return false;
     Real* z = space.solved;
@@ -118,21 +119,18 @@ __device__ inline void warp_finish_kept_rows(const PreeliminationSpace<Real>& sp
 }
 
 // build_preeliminated_world spread over a warp. Each value is computed by one lane with the
-// CPU's code from its inputs alone, so the derived world has the CPU's bits; the largest
-// diagonal of S is the same whatever the order (NaNs never win). Returns the same on every lane.
+// CPU's code from its inputs alone, so the derived world has the CPU's bits. Returns the same on
+// every lane.
 template <class Real>
 __device__ inline bool warp_build_preeliminated_world(const WorldRows<Real>& rows, Real cfm,
                                                       const PreeliminationSpace<Real>& space,
                                                       uint32_t lane) {
     const uint32_t b = warp_index_preeliminated_rows(rows, space, lane);
     __syncwarp(); // the lanes wrote the index maps
-    Real largest_diagonal = 0;
-    for (uint32_t q = lane; q < b; q += kWarpSize)
-        largest_diagonal = larger_diagonal(largest_diagonal, build_schur_column(rows, space, b, q));
-    for (int offset = 16; offset > 0; offset >>= 1)
-        largest_diagonal =
-            larger_diagonal(largest_diagonal, __shfl_xor_sync(kFullMask, largest_diagonal, offset));
-    if (!warp_factor_schur(rows, space, b, cfm, largest_diagonal, lane)) return false;
+    for (uint32_t q = lane; q < b; q += kWarpSize) // a lane writes the diagonals of its own columns
+        build_schur_column(rows, space, b, q);
+    __syncwarp(); // S is whole before it is factored
+    if (!warp_factor_schur(rows, space, b, cfm, lane)) return false;
     const uint32_t c = rows.row_count - b;
     for (uint32_t k = lane; k < c; k += kWarpSize)
         build_kept_row(rows, space, b, k);
