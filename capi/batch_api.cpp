@@ -257,9 +257,9 @@ steel_status steel_batch_solve(steel_batch batch) {
         } else {
             solve_batch_on_cpu(b);
         }
-        snapshot::capture_solve(b); // appends to the capture file, if any; never fails the solve
         b.results_options = b.options; // what a snapshot pairs with these results
         b.rows_updated_since_solve = false;
+        snapshot::capture_solve(b); // appends to the capture file, if any; never fails the solve
     });
 }
 

@@ -356,11 +356,11 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
 /* A snapshot is one batch at one moment, as one FlatBuffers buffer (file identifier "STEL",
  * file extension .steel): its desc, its options, its rows and, if it was solved since its last
  * upload, the impulses, velocities, per-world statistics and residual history of that solve.
- * Every number is stored as float64 (a float32 batch's values widen exactly). Loading a
- * snapshot gives a new batch that solves to the same numbers as the original and, until then,
  * Results are saved only with the options and rows they were solved from: after a
  * steel_batch_set_options that changed an option, or a steel_batch_update_values_device, the
  * batch still reads its last results, but a snapshot of it holds none until it is solved again.
+ * Every number is stored as float64 (a float32 batch's values widen exactly). Loading a
+ * snapshot gives a new batch that solves to the same numbers as the original and, until then,
  * reads the recorded outputs. A snapshot holds rows, not a scene: a batch whose options ask for
  * STEEL_RESPONSE_PROPAGATION (or colored sweeps) loads, reads its recorded outputs, and refuses
  * to solve until its options change or a scene is uploaded (docs/propagation-and-colored.md). */
