@@ -75,7 +75,8 @@ Replay settings (default: as recorded):
   --backend cpu|cuda     Backend to replay on (STEEL_BACKEND_*).
   --precision float32|float64
                          Precision to replay in (STEEL_PRECISION_*).
-  --threads N            Worker threads (0 = one per hardware core). Results do not depend on it.
+  --threads N            Worker threads, at most 256; 0 = one per hardware thread, capped at 256.
+                         Results do not depend on it.
   --tolerance X          Largest relative difference accepted per world (default: 1e-9 for a
                          float64 replay, 1e-4 for a float32 one). The tolerance used is printed.
   --verbose              Print every world's line, not only those beyond the tolerance.

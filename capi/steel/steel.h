@@ -1,9 +1,9 @@
 /*
  * steel.h: the C ABI of Steel, a constraint solver for rigid bodies and articulations.
  *
- * What Steel computes is written in SPEC.md; how to use it is in docs/. In short: create a
- * batch of independent worlds, upload their constraint rows, set options, solve, read back
- * impulses, velocities and per-world statistics.
+ * What Steel computes and how to use it are in docs/guide.md (scene mode: docs/scene-mode.md).
+ * In short: create a batch of independent worlds, upload their constraint rows, set options,
+ * solve, read back impulses, velocities and per-world statistics.
  *
  * Rules of this interface (they hold for every function below):
  *  - Every fallible function returns a steel_status: 0 (STEEL_OK) on success, a negative
@@ -124,8 +124,9 @@ static inline void steel_batch_desc_default(steel_batch_desc* out) {
 
 /* Creates a batch. abi_version must be STEEL_ABI_VERSION (of the header you compiled with).
  * On success *out is the new handle; on failure *out is the null handle.
- * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision),
- * ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA backend not built into this library),
+ * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision,
+ * thread_count above 256, reserved0 not 0), ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA
+ * backend not built into this library),
  * NO_DEVICE (CUDA built, but no device or driver: the message gives the CUDA runtime's words),
  * OUT_OF_MEMORY (also when the system refuses one of the thread_count - 1 worker threads; the
  * ones already started are stopped). A CUDA batch solves on the device and mirrors its results
@@ -146,7 +147,7 @@ STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc*
 /* ---------------------------------------------------------------------------------------- */
 /* Rows upload                                                                              */
 
-/* Row kinds and their projection sets (SPEC.md section 4). */
+/* Row kinds and their projection sets (docs/guide.md, "What a solve computes"). */
 #define STEEL_ROW_BILATERAL 0      /* lambda free in R */
 #define STEEL_ROW_BOUNDED 1        /* lambda in [lower, upper] */
 #define STEEL_ROW_CONTACT_NORMAL 2 /* lambda in [0, inf) */
@@ -189,7 +190,7 @@ typedef struct steel_rows_desc {
     const int32_t* normal_row;         /* [total_rows] FRICTION_BOX / _CONE: index of its
                                           CONTACT_NORMAL row within the same world; NULL ok if none */
     const double* friction;            /* [total_rows] FRICTION_BOX / _CONE: mu >= 0; NULL ok if none */
-    const double* regularization;      /* [total_rows] c >= 0 (0 = none, SPEC 5); NULL = all 0 */
+    const double* regularization;      /* [total_rows] c >= 0 (0 = none: hard); NULL = all 0 */
     const double* initial_impulse;     /* [total_rows] warm-start lambda; NULL = all 0 */
 } steel_rows_desc;
 
@@ -220,8 +221,8 @@ STEEL_API steel_status steel_batch_upload_rows(steel_batch batch, const steel_ro
 /* Which solver path a world takes (reported in steel_world_stats.path; also a forcing option).
  * Under STEEL_RESPONSE_PROPAGATION every world takes the general path, whatever is forced. */
 #define STEEL_PATH_AUTO 0    /* option only: classify each world from its live counts */
-#define STEEL_PATH_GENERAL 1 /* the matrix-free sweep (SPEC 2) */
-#define STEEL_PATH_DENSE 2   /* the small-world dense path (SPEC 3) */
+#define STEEL_PATH_GENERAL 1 /* the matrix-free sweep (docs/guide.md) */
+#define STEEL_PATH_DENSE 2   /* the small-world dense path (docs/guide.md) */
 
 /* Largest row count the dense path takes, even when forced; bigger worlds run the general
  * sweep and report STEEL_PATH_GENERAL. */
@@ -232,31 +233,37 @@ typedef struct steel_solve_options {
     uint32_t iterations;  /* most sweeps per solve; default 50 */
     double tolerance;     /* stop a world once its sweep residual <= tolerance; 0 = never;
                              default 0. The residual is defined in steel_world_stats. */
-    double cfm;           /* >= 0, added to unregularized rows' J.Y (SPEC 5); default 0 */
+    double cfm;           /* >= 0, added to unregularized rows' J.Y (docs/guide.md); default 0 */
     int32_t path;         /* STEEL_PATH_*; default AUTO */
     uint32_t warm_start;  /* 1: start from the rows' initial_impulse; 0: from zero; default 1 */
-    /* c >= 0 given to every CONTACT_NORMAL row whose own regularization is 0 (SPEC 5): soft
+    /* c >= 0 given to every CONTACT_NORMAL row whose own regularization is 0: soft
      * contacts. 0 = none; default 0. */
     double contact_regularization;
-    /* 1: Nesterov extrapolation between sweeps with gradient restart (SPEC 6); default 0. */
+    /* 1: Nesterov extrapolation between sweeps (docs/guide.md); default 0. After each sweep but
+     * the last it restarts (drops the momentum) when the step turns against the momentum
+     * direction or the residual grew, and holds off (also drops it, not counted as a restart)
+     * while plain sweeps cut the residual below 0.9 of the previous sweep's. */
     uint32_t nesterov_momentum;
     /* 1: eliminate each world's bilateral rows exactly before the sweep and recover their
-     * impulses after it (SPEC 5); the elimination is regularized by max(cfm, a tiny floor);
-     * default 0. */
+     * impulses after it (docs/guide.md). The elimination regularizes each bilateral row by its
+     * own regularization c when it has one (a soft row stays soft), else by cfm, each raised to
+     * a floor of 1e-5 (float32) or 1e-10 (float64) times that row's own J.Y (its diagonal
+     * entry of J_B Y_B^T), so that redundant rows still factor; default 0. */
     uint32_t enable_bilateral_preelimination;
     /* 1: keep one residual per sweep per world, read with steel_batch_read_residual_history;
      * default 0. */
     uint32_t record_residual_history;
     /* STEEL_SOLVE_*: SERIAL sweeps each world's rows in order; COLORED solves a world's
      * contacts color by color, the contacts of one color in parallel (SIMD lanes, threads),
-     * and needs the PROPAGATION response (SPEC 7). Default SERIAL. */
+     * and needs the PROPAGATION response (docs/propagation-and-colored.md). Default SERIAL. */
     int32_t solve_mode;
-    /* STEEL_RESPONSE_*: how contacts (and every other row) of a scene upload respond (SPEC 7).
-     * IMMEDIATE uses the uploaded rows, Y = H~^-1 J^T over the articulation's coordinates.
-     * PROPAGATION solves the same problem with rows at the touched bodies (6 values a side),
-     * each body's 6x6 response from the articulated-body factorization of H~, and the impulses
-     * propagated through each tree; it needs a scene upload and excludes Nesterov momentum,
-     * cone friction and bilateral pre-elimination. Default IMMEDIATE. */
+    /* STEEL_RESPONSE_*: how contacts (and every other row) of a scene upload respond
+     * (docs/propagation-and-colored.md). IMMEDIATE uses the uploaded rows, Y = H~^-1 J^T over
+     * the articulation's coordinates. PROPAGATION solves the same problem with rows at the
+     * touched bodies (6 values a side), each body's 6x6 response from the articulated-body
+     * factorization of H~, and the impulses propagated through each tree; it needs a scene
+     * upload and excludes Nesterov momentum, cone friction and bilateral pre-elimination.
+     * Default IMMEDIATE. */
     int32_t articulated_contact_response;
     uint32_t reserved0; /* must be 0 */
 } steel_solve_options;
@@ -338,7 +345,10 @@ typedef struct steel_world_stats {
      * J.v. */
     double residual;       /* after the last sweep run */
     double first_residual; /* after the first sweep (for relative tolerances) */
-    uint32_t momentum_restarts; /* times nesterov_momentum restarted (0 without momentum) */
+    /* sweeps after which nesterov_momentum restarted: the step turned against the momentum or
+     * the residual grew; holding off while plain sweeps converge fast is not counted (0
+     * without momentum) */
+    uint32_t momentum_restarts;
     uint32_t reserved0;         /* 0 */
 } steel_world_stats;
 
@@ -394,7 +404,8 @@ STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path
  * snapshot: split it into its records first (see steel_batch_set_capture).
  * On failure *out is the null handle and the message says what is wrong and where.
  * Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot), UNSUPPORTED
- * (the snapshot's backend is not built into this library), OUT_OF_MEMORY. */
+ * (the snapshot's backend is not built into this library), NO_DEVICE (a CUDA snapshot, CUDA
+ * built but no device found), OUT_OF_MEMORY (also: the rows do not fit on the device). */
 STEEL_API steel_status steel_batch_load_memory(uint32_t abi_version, const void* data, uint64_t size,
                                                steel_batch* out);
 
@@ -451,7 +462,7 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
 #define STEEL_FRICTION_MODEL_BOX 0  /* two FRICTION_BOX rows per contact */
 #define STEEL_FRICTION_MODEL_CONE 1 /* one FRICTION_CONE pair per contact */
 
-#define STEEL_DRIVE_MODE_AUGMENTED 0 /* drives folded into H~ (SPEC 8), implicit; no effort limit */
+#define STEEL_DRIVE_MODE_AUGMENTED 0 /* drives folded into H~, implicit; no effort limit */
 #define STEEL_DRIVE_MODE_ROWS 1      /* one regularized drive row per driven DOF, bounded by the
                                         effort limit (cfm is left out of these rows) */
 
@@ -474,7 +485,7 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
  * body b (-1: a world point): three bilateral rows; they close loops. Mimic constraints keep
  * q_a = ratio * q_b + offset for two 1-DOF joints: one bilateral row.
  *
- * Drives (SPEC section 8) apply the implicit PD force f = kp (target_q - q - dt qd') +
+ * Drives apply the implicit PD force f = kp (target_q - q - dt qd') +
  * kd (target_qd - qd') at the step's new velocity qd', stable at any gain. drive_mode AUGMENTED
  * folds it into H~ += dt kd + dt^2 kp (default); ROWS makes it one soft row per driven DOF,
  * lambda = dt f, with regularization c = 1 / (dt (dt kp + kd)), bounded by +-dt * effort limit.

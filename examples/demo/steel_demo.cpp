@@ -47,7 +47,8 @@ struct Settings {
 void print_usage(const char* program) {
     std::printf(
         "usage: %s [options]\n"
-        "  --threads N       worker threads per batch (0 = one per core; default 0)\n"
+        "  --threads N       worker threads per batch (0 = one per hardware thread, at most 256;\n"
+        "                    default 0)\n"
         "  --iterations N    most sweeps per solve (default 20000)\n"
         "  --tolerance X     stop a world once its sweep residual <= X (0 = never; default 1e-6)\n"
         "  --cfm X           constraint force mixing added to every row's J.Y (default 0)\n"
