@@ -149,3 +149,37 @@ TEST_CASE("with momentum the dense and matrix-free paths still agree after every
         // residuals that are rounding noise.)
     }
 }
+
+TEST_CASE(
+    "momentum held off while plain sweeps converge fast: plain Gauss-Seidel's bits, and counted") {
+    // Two coupled bilateral rows, A = [[1, .5], [.5, 1]]: Gauss-Seidel cuts the residual well
+    // below 0.9 of the last every sweep, so momentum holds off after every sweep but the first
+    // (kMomentumSlowRatio) and the solve is plain Gauss-Seidel's bit for bit. momentum_restarts
+    // counts every sweep after which the momentum was dropped, holds included: 8 - 2 here.
+    scenes::RowsBuilder builder;
+    builder.begin_world({1.0, -2.0});
+    const double rows[2][2] = {{1.0, 0.0},
+                               {0.5, std::sqrt(0.75)}}; // unit rows at 60 degrees, H = I
+    for (const auto& j : rows) {
+        scenes::Row row;
+        row.blocks[0] = {0, {j[0], j[1]}, {j[0], j[1]}};
+        row.bias = 0.25;
+        builder.add_row(row);
+    }
+    for (int32_t path : {STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
+        CAPTURE(path);
+        test::SolveSetup setup;
+        setup.iterations = 8;
+        setup.path = path;
+        const test::Solved plain = test::solve(builder, setup);
+        steel_solve_options options = test::options_for(setup);
+        options.nesterov_momentum = 1;
+        const steel_batch batch = test::solved_batch(builder, setup, options);
+        const test::Solved accelerated = test::read_all(batch);
+        REQUIRE_OK(steel_batch_destroy(batch));
+        CHECK(accelerated.impulses == plain.impulses);
+        CHECK(accelerated.velocities == plain.velocities);
+        CHECK(accelerated.stats[0].momentum_restarts == setup.iterations - 2);
+        CHECK(accelerated.stats[0].residual < 1e-3 * accelerated.stats[0].first_residual);
+    }
+}
