@@ -241,8 +241,8 @@ typedef struct steel_solve_options {
     double contact_regularization;
     /* 1: Nesterov extrapolation between sweeps (docs/guide.md); default 0. After each sweep but
      * the last it restarts (drops the momentum) when the step turns against the momentum
-     * direction or the residual grew, and holds off (also drops it, not counted as a restart)
-     * while plain sweeps cut the residual below 0.9 of the previous sweep's. */
+     * direction or the residual grew, and holds off (drops it too) while plain sweeps cut the
+     * residual below 0.9 of the previous sweep's; momentum_restarts counts both. */
     uint32_t nesterov_momentum;
     /* 1: eliminate each world's bilateral rows exactly before the sweep and recover their
      * impulses after it (docs/guide.md). The elimination regularizes each bilateral row by its
@@ -345,9 +345,10 @@ typedef struct steel_world_stats {
      * J.v. */
     double residual;       /* after the last sweep run */
     double first_residual; /* after the first sweep (for relative tolerances) */
-    /* sweeps after which nesterov_momentum restarted: the step turned against the momentum or
-     * the residual grew; holding off while plain sweeps converge fast is not counted (0
-     * without momentum) */
+    /* sweeps after which nesterov_momentum dropped the momentum: restarts (the step turned
+     * against it, or the residual grew) and holds (plain sweeps cut the residual below 0.9 of
+     * the previous sweep's, so a fast-converging world counts nearly every sweep); 0 without
+     * momentum */
     uint32_t momentum_restarts;
     uint32_t reserved0;         /* 0 */
 } steel_world_stats;
