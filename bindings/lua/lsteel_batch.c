@@ -66,7 +66,8 @@ static void read_count_field(lua_State* L, int table, const char* field, uint32_
 }
 
 /* steel.batch([desc]): desc fields are steel_batch_desc's: backend ("cpu", "cuda"), precision
- * ("float32", "float64"), world_count, thread_count (0 = one per core). Others are an error. */
+ * ("float32", "float64"), world_count, thread_count (0 = one per hardware thread, at most 256).
+ * Others are an error. */
 static int batch_new(lua_State* L) {
     static const char* const known[] = {"backend", "precision", "world_count", "thread_count", NULL};
     steel_batch_desc desc;

@@ -32,7 +32,7 @@ namespace {
 // ---- command line --------------------------------------------------------------------------
 
 struct Settings {
-    uint32_t threads = 0; // 0 = one per hardware core
+    uint32_t threads = 0; // 0 = one per hardware thread, at most 256
     uint32_t iterations = 20000;
     double tolerance = 1e-6;
     double cfm = 0;
@@ -620,7 +620,7 @@ int run_scene_modes(const Settings& settings, const steel_solve_options& options
                        {"propagation, colored", STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED}};
     const scenes::SceneBuilder builder = example_scenes();
     const steel_scene_desc desc = builder.desc();
-    std::printf("The same scenes with the propagation response and colored sweeps (SPEC 7; %u sweeps)\n",
+    std::printf("The same scenes with the propagation response and colored sweeps (docs/propagation-and-colored.md; %u sweeps)\n",
                 options.iterations);
     std::printf("  %-22s %10s %28s\n", "mode", "solve", "largest |v - v_immediate|");
     std::vector<double> reference;
