@@ -53,11 +53,16 @@ steel_batch solved_batch(const scenes::RowsBuilder& builder, const SolveSetup& s
     return batch;
 }
 
-Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup) {
-    const steel_batch batch = solved_batch(builder, setup, options_for(setup));
+Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup,
+             const steel_solve_options& options) {
+    const steel_batch batch = solved_batch(builder, setup, options);
     Solved solved = read_all(batch);
     REQUIRE_OK(steel_batch_destroy(batch));
     return solved;
+}
+
+Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup) {
+    return solve(builder, setup, options_for(setup));
 }
 
 std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std::vector<double>& impulses) {

@@ -49,8 +49,10 @@ Solved read_all(steel_batch batch);
 steel_batch solved_batch(const scenes::RowsBuilder& builder, const SolveSetup& setup,
                          const steel_solve_options& options);
 
-// Create, upload, set options, solve, read, destroy.
+// Create, upload, set options (setup's, or `options`), solve, read, destroy.
 Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup);
+Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup,
+             const steel_solve_options& options);
 
 // v-hat + Y lambda recomputed in double from the builder's own arrays.
 std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std::vector<double>& impulses);

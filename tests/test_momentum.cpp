@@ -68,9 +68,7 @@ uint32_t check_never_worse(const scenes::RowsBuilder& builder, uint32_t sweeps, 
     const test::Solved plain = test::solve(builder, setup);
     steel_solve_options options = test::options_for(setup);
     options.nesterov_momentum = 1;
-    const steel_batch batch = test::solved_batch(builder, setup, options);
-    const test::Solved accelerated = test::read_all(batch);
-    REQUIRE_OK(steel_batch_destroy(batch));
+    const test::Solved accelerated = test::solve(builder, setup, options);
     uint32_t better = 0;
     for (size_t w = 0; w < plain.stats.size(); ++w) {
         const double first = plain.stats[w].first_residual;
@@ -174,9 +172,7 @@ TEST_CASE(
         const test::Solved plain = test::solve(builder, setup);
         steel_solve_options options = test::options_for(setup);
         options.nesterov_momentum = 1;
-        const steel_batch batch = test::solved_batch(builder, setup, options);
-        const test::Solved accelerated = test::read_all(batch);
-        REQUIRE_OK(steel_batch_destroy(batch));
+        const test::Solved accelerated = test::solve(builder, setup, options);
         CHECK(accelerated.impulses == plain.impulses);
         CHECK(accelerated.velocities == plain.velocities);
         CHECK(accelerated.stats[0].momentum_restarts == setup.iterations - 2);
