@@ -7,7 +7,8 @@
 //  - a refusal is an error status with a message naming steel_batch_load_memory, and no batch;
 //  - a loaded batch saves to a snapshot that loads again to the same decoded content, its
 //    results read back (every world's residual history too) into buffers of the sizes it
-//    reports, and it solves (with at most a few sweeps) without failing.
+//    reports, and it solves (with at most a few sweeps) without failing;
+//  - each of its first worlds, extracted alone, solves to the impulses it got in the whole batch.
 #include "fuzz_input.hpp"
 
 #include "snapshot/snapshot.hpp"
@@ -91,6 +92,39 @@ void read_loaded_outputs(steel_batch batch, uint32_t world_count) {
     }
 }
 
+// Reads all impulses of a solved batch.
+std::vector<double> read_impulses(steel_batch batch) {
+    uint64_t count = 0;
+    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK) fuzz::die("impulse count unreadable");
+    std::vector<double> impulses(count);
+    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK) fuzz::die("impulses unreadable");
+    return impulses;
+}
+
+// Worlds are independent, so one world cut out of a snapshot (what `steel-replay --extract`
+// writes for a bug report) must load and solve to bit-for-bit the impulses that world got in the
+// whole batch. Checks the first few worlds of a batch just solved with `options`.
+void check_extracted_worlds(const steel::snapshot::Snapshot& whole, const std::vector<double>& whole_impulses,
+                            const steel_solve_options& options) {
+    const uint32_t checked = std::min(whole.desc.world_count, 3u);
+    uint64_t row0 = 0;
+    for (uint32_t w = 0; w < checked; ++w) {
+        const std::vector<uint8_t> bytes = steel::snapshot::encode(steel::snapshot::extract_world(whole, w));
+        steel_batch one{0};
+        if (steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &one) != STEEL_OK)
+            fuzz::die("an extracted world of a loadable snapshot does not load");
+        if (steel_batch_set_options(one, &options) != STEEL_OK) fuzz::die("an extracted world refuses the options");
+        if (steel_batch_solve(one) != STEEL_OK) fuzz::die("an extracted world failed to solve");
+        const std::vector<double> impulses = read_impulses(one);
+        const uint32_t m = whole.rows.world_row_counts[w];
+        if (impulses.size() != m || row0 + m > whole_impulses.size() ||
+            std::memcmp(impulses.data(), whole_impulses.data() + row0, m * sizeof(double)) != 0)
+            fuzz::die("an extracted world solves to other impulses than it got in the whole batch");
+        if (steel_batch_destroy(one) != STEEL_OK) fuzz::die("destroy failed");
+        row0 += m;
+    }
+}
+
 void load_and_check(const uint8_t* data, size_t size) {
     steel_batch batch{12345};
     const steel_status status = steel_batch_load_memory(STEEL_ABI_VERSION, data, size, &batch);
@@ -102,7 +136,8 @@ void load_and_check(const uint8_t* data, size_t size) {
     }
     if (batch.id == 0 || steel_last_error_message()[0] != '\0') fuzz::die("a load succeeded without a batch");
     check_round_trip(batch, data, size);
-    read_loaded_outputs(batch, steel::snapshot::decode(data, size, "fuzz").desc.world_count);
+    const steel::snapshot::Snapshot decoded = steel::snapshot::decode(data, size, "fuzz");
+    read_loaded_outputs(batch, decoded.desc.world_count);
 
     // Solve, with the sweeps capped so that a recorded iterations = 4e9 cannot hang the fuzzer.
     steel_solve_options options;
@@ -112,6 +147,7 @@ void load_and_check(const uint8_t* data, size_t size) {
     if (steel_batch_set_options(batch, &options) != STEEL_OK) fuzz::die("a loaded batch refuses its own options");
     const steel_status solved = steel_batch_solve(batch);
     if (solved != STEEL_OK && solved != STEEL_ERROR_NO_DATA) fuzz::die("a loaded batch failed to solve");
+    if (solved == STEEL_OK) check_extracted_worlds(decoded, read_impulses(batch), options);
     if (steel_batch_destroy(batch) != STEEL_OK) fuzz::die("destroy failed");
 }
 
