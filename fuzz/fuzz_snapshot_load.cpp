@@ -95,25 +95,31 @@ void read_loaded_outputs(steel_batch batch, uint32_t world_count) {
 // Reads all impulses of a solved batch.
 std::vector<double> read_impulses(steel_batch batch) {
     uint64_t count = 0;
-    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK) fuzz::die("impulse count unreadable");
+    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK)
+        fuzz::die("impulse count unreadable");
     std::vector<double> impulses(count);
-    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK) fuzz::die("impulses unreadable");
+    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK)
+        fuzz::die("impulses unreadable");
     return impulses;
 }
 
 // Worlds are independent, so one world cut out of a snapshot (what `steel-replay --extract`
 // writes for a bug report) must load and solve to bit-for-bit the impulses that world got in the
 // whole batch. Checks the first few worlds of a batch just solved with `options`.
-void check_extracted_worlds(const steel::snapshot::Snapshot& whole, const std::vector<double>& whole_impulses,
+void check_extracted_worlds(const steel::snapshot::Snapshot& whole,
+                            const std::vector<double>& whole_impulses,
                             const steel_solve_options& options) {
     const uint32_t checked = std::min(whole.desc.world_count, 3u);
     uint64_t row0 = 0;
     for (uint32_t w = 0; w < checked; ++w) {
-        const std::vector<uint8_t> bytes = steel::snapshot::encode(steel::snapshot::extract_world(whole, w));
+        const std::vector<uint8_t> bytes =
+            steel::snapshot::encode(steel::snapshot::extract_world(whole, w));
         steel_batch one{0};
-        if (steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &one) != STEEL_OK)
+        if (steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &one) !=
+            STEEL_OK)
             fuzz::die("an extracted world of a loadable snapshot does not load");
-        if (steel_batch_set_options(one, &options) != STEEL_OK) fuzz::die("an extracted world refuses the options");
+        if (steel_batch_set_options(one, &options) != STEEL_OK)
+            fuzz::die("an extracted world refuses the options");
         if (steel_batch_solve(one) != STEEL_OK) fuzz::die("an extracted world failed to solve");
         const std::vector<double> impulses = read_impulses(one);
         const uint32_t m = whole.rows.world_row_counts[w];
