@@ -110,7 +110,7 @@ void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& r
                  format(
                      "world %u, row %u is FRICTION_CONE: coupled friction needs "
                      "articulated_contact_response = "
-                     "STEEL_RESPONSE_IMMEDIATE (SPEC 7); upload the scene with friction_model BOX",
+                     "STEEL_RESPONSE_IMMEDIATE (docs/propagation-and-colored.md); upload the scene with friction_model BOX",
                      w, r));
         uint8_t immediate = 0;
         // A block covers one whole articulation; it stays immediate unless its DOFs are a tree's.
