@@ -638,10 +638,15 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             }
             force[k] = f;
         }
+        // At rest the velocity-product forces and their derivative vanish: the explicit step.
+        const bool moving = std::any_of(qd, qd + n, [](double v) { return v != 0; });
+        const bool implicit =
+            moving && solve_implicit_velocity(art.model, art.kinematics, qd, factor, d.dt,
+                                              force.data(), scratch.implicit_velocity);
         if (!cholesky(factor, n))
             bad(format("world %u, articulation rooted at body %u: H~ is not positive definite", w,
                        art.first_body));
-        cholesky_solve(factor, n, force.data());
+        if (!implicit) cholesky_solve(factor, n, force.data());
         for (uint32_t k = 0; k < n; ++k)
             out.unconstrained_velocity[velocity0 + art.first_dof + k] = qd[k] + d.dt * force[k];
     }

@@ -4,6 +4,7 @@
 // so the solver never knows where its rows came from.
 #pragma once
 
+#include "implicit_velocity.hpp"
 #include "scene_record.hpp"
 
 #include <steel/steel.h>
@@ -29,6 +30,7 @@ struct WorldScratch {
     std::vector<Spatial> external;
     std::vector<PropagationTerm> terms;
     DynamicsScratch dynamics;
+    ImplicitVelocityScratch implicit_velocity;
     // The J blocks a world's rows added, waiting for their Y = H~^-1 J^T: per block its
     // articulation and where its values start in the rows' response array; then the same
     // starts grouped by articulation, and where each articulation's group ends.
