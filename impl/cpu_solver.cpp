@@ -16,9 +16,16 @@
 #include "propagation/propagation_sweep.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace steel {
+
+namespace testing {
+// Test seam: counts the colored worlds solved one at a time with the pool to themselves (their
+// widest colors split over it), while the rest of the pool waits. Only counted, never read here.
+std::atomic<uint32_t> colored_worlds_split{0};
+} // namespace testing
 
 namespace {
 
@@ -148,6 +155,14 @@ template <class Real> uint32_t split_room(const colored::ColoredPlan<Real>& plan
     return widest < kMinPacksToSplit ? 0 : (widest + kPacksPerTask - 1) / kPacksPerTask;
 }
 
+// Whether world w has a color that PackRunner would split over the pool.
+template <class Real> bool has_color_to_split(const colored::ColoredPlan<Real>& plan, uint32_t w) {
+    for (uint32_t c = plan.world_color_offset[w]; c < plan.world_color_offset[w + 1]; ++c)
+        if (plan.color_pack_offset[c + 1] - plan.color_pack_offset[c] >= kMinPacksToSplit)
+            return true;
+    return false;
+}
+
 // One world under the propagation response (SPEC 7): serial sweeps through the trees, or, with
 // a pack runner, colored sweeps.
 template <class Real>
@@ -245,10 +260,16 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     state.results.impulse.resize(set.total_rows());
     state.results.velocity.resize(set.total_dofs());
     state.stats.resize(world_count);
-    // Colored worlds fewer than the threads: one world at a time, its colors split over the
-    // pool. Otherwise the worlds are spread over the pool, each on one thread.
+    // Colored worlds fewer than the threads: each world with a color wide enough to split is
+    // solved alone, one after another, its wide colors split over the pool; the others (all of
+    // them if none has such a color) are spread over the pool as usual, each on one thread. A
+    // world with only narrow colors gains nothing from the pool to itself: solved alone, the
+    // worlds of a batch of 2 to thread_count - 1 would all run on one thread.
     const bool within_world =
         colored && pool.thread_count() > 1 && world_count < pool.thread_count();
+    const auto split = [&](uint32_t w) {
+        return within_world && has_color_to_split(*state.colored, w);
+    };
     std::vector<SweepResult<Real>> partial;
     if (within_world) partial.reserve(split_room(*state.colored));
     if (grown_history.capacity() > 0) state.history.swap(grown_history);
@@ -257,14 +278,14 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
 
     const PackRunner<Real> on_thread{state.colored.get(), nullptr, nullptr};
     const PackRunner<Real> on_pool{state.colored.get(), &pool, &partial};
-    const auto solve_one = [&](uint32_t w, uint32_t thread) {
+    const auto solve_one = [&](uint32_t w, uint32_t thread, bool alone) {
         const WorldRows<Real> rows = world_rows(set, w);
         Real* impulse = state.results.impulse.data() + set.world_row_offset[w];
         Real* velocity = state.results.velocity.data() + set.world_dof_offset[w];
         double* history = state.history_stride
                               ? state.history.data() + uint64_t(w) * state.history_stride
                               : nullptr;
-        const PackRunner<Real>* runner = !colored ? nullptr : within_world ? &on_pool : &on_thread;
+        const PackRunner<Real>* runner = !colored ? nullptr : alone ? &on_pool : &on_thread;
         const WorldOutcome outcome =
             propagation
                 ? solve_propagation_world(*state.propagation, runner, set, w, options,
@@ -273,10 +294,14 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
                               state.preelimination[thread], impulse, velocity, history);
         write_world_stats(state.stats[w], outcome);
     };
-    if (within_world) {
-        for (uint32_t w = 0; w < world_count; ++w)
-            solve_one(w, 0);
-    } else {
+    uint32_t spread = world_count; // worlds left to spread over the pool
+    for (uint32_t w = 0; w < world_count; ++w)
+        if (split(w)) {
+            testing::colored_worlds_split.fetch_add(1, std::memory_order_relaxed);
+            solve_one(w, 0, true);
+            --spread;
+        }
+    if (spread > 0) {
         // Threads take runs of neighbouring worlds, not single worlds: a world rewrites its
         // impulses and velocities every sweep, and two threads on neighbouring small worlds would
         // share those cache lines. At least four runs per thread keep the load balanced.
@@ -284,7 +309,7 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         const uint32_t runs = (world_count + run - 1) / run;
         pool.parallel_for(runs, [&](uint32_t r, uint32_t thread) {
             for (uint32_t w = r * run; w < std::min(world_count, (r + 1) * run); ++w)
-                solve_one(w, thread);
+                if (!split(w)) solve_one(w, thread, false);
         });
     }
     state.solved = true;

@@ -1,7 +1,9 @@
 // The colored solve mode (SPEC 7): valid colors, the serial answer at convergence, and
 // bit-identical results for any thread count and on every SIMD width.
+#include "batch.hpp"
 #include "colored/colored_plan.hpp"
 #include "colored/contact_packs.hpp"
+#include "handle_registry.hpp"
 #include "propagation/propagation_build.hpp"
 #include "robot_scenes.hpp"
 #include "rows_upload.hpp"
@@ -10,9 +12,18 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <set>
+#include <type_traits>
+#include <variant>
+
+namespace steel::testing {
+// impl/cpu_solver.cpp: colored worlds solved alone with their colors split over the pool.
+extern std::atomic<uint32_t> colored_worlds_split;
+} // namespace steel::testing
 
 namespace {
 
@@ -237,5 +248,127 @@ TEST_CASE("colored: a world larger than the rest split over threads gives the sa
         mode.threads = 1;
         const test::Solved serial = solve_with(desc, mode);
         CHECK(test::max_abs_diff(serial.impulses, one.impulses) > 0);
+    }
+}
+
+TEST_CASE("colored: fewer worlds than threads are spread over them unless a color can be split") {
+    // Seven worlds whose colors are all narrower than the split threshold, on eight threads:
+    // each world runs on one thread, not all seven one after another on the calling thread.
+    SceneBuilder piles = random_piles(7, 30, 200, 11);
+    const Built built = build(piles.desc());
+    for (size_t c = 0; c + 1 < built.plan.color_pack_offset.size(); ++c)
+        REQUIRE(built.plan.color_pack_offset[c + 1] - built.plan.color_pack_offset[c] <
+                256); // kMinPacksToSplit in impl/cpu_solver.cpp
+    for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
+        CAPTURE(precision);
+        Mode mode;
+        mode.precision = precision;
+        mode.iterations = 25;
+        const test::Solved one = solve_with(piles.desc(), mode);
+        mode.threads = 8;
+        steel::testing::colored_worlds_split = 0;
+        const test::Solved many = solve_with(piles.desc(), mode);
+        CHECK(steel::testing::colored_worlds_split.load() == 0);
+        CHECK(same_bits(one.impulses, many.impulses));
+        CHECK(same_bits(one.velocities, many.velocities));
+        CHECK(std::memcmp(one.stats.data(), many.stats.data(),
+                          one.stats.size() * sizeof(steel_world_stats)) == 0);
+    }
+
+    // A world with a color of 263 packs (2,100 boxes on the ground, float64) between two small
+    // ones: that world alone is split over the pool, the small ones are spread; same bits.
+    SceneBuilder mixed;
+    const auto add_small = [&](uint32_t seed) {
+        std::mt19937 rng(seed);
+        mixed.begin_world();
+        for (int32_t box = 0; box < 20; ++box)
+            mixed.add_body(scenes::free_box(1.0, {0.5, 0.5, 0.5}, {1.1 * box, 0, 0.5}));
+        for (int32_t box = 0; box < 20; ++box)
+            mixed.add_contact(ContactSpec{
+                box, -1, {1.1 * box, 0.1 * double(rng() % 5), 0}, {0, 0, 1}, -0.001, 0.5, 0});
+    };
+    add_small(1);
+    mixed.begin_world();
+    for (int32_t box = 0; box < 2100; ++box)
+        mixed.add_body(scenes::free_box(1.0 + 0.001 * box, {0.5, 0.5, 0.5}, {1.1 * box, 0, 0.5}));
+    for (int32_t box = 0; box < 2100; ++box)
+        mixed.add_contact(ContactSpec{box, -1, {1.1 * box, 0.2, 0}, {0, 0, 1}, -0.001, 0.5, 0});
+    add_small(2);
+    const Built mixed_built = build(mixed.desc());
+    REQUIRE(mixed_built.plan.world_color_offset[2] - mixed_built.plan.world_color_offset[1] == 1);
+    const uint32_t wide = mixed_built.plan.world_color_offset[1];
+    REQUIRE(mixed_built.plan.color_pack_offset[wide + 1] -
+                mixed_built.plan.color_pack_offset[wide] ==
+            263);
+    Mode mode;
+    mode.iterations = 10;
+    const test::Solved one = solve_with(mixed.desc(), mode);
+    mode.threads = 8;
+    steel::testing::colored_worlds_split = 0;
+    const test::Solved many = solve_with(mixed.desc(), mode);
+    CHECK(steel::testing::colored_worlds_split.load() == 1);
+    CHECK(same_bits(one.impulses, many.impulses));
+    CHECK(same_bits(one.velocities, many.velocities));
+    CHECK(std::memcmp(one.stats.data(), many.stats.data(),
+                      one.stats.size() * sizeof(steel_world_stats)) == 0);
+}
+
+TEST_CASE("colored: a contact whose friction rows have different coefficients is not packed") {
+    // A scene contact has one coefficient for both friction rows; rows can have two. The
+    // batch's rows are changed after the upload, before the first solve builds the colors: the
+    // second friction row of box 0's contact gets 0.1 against the first's 0.5. Each box has one
+    // contact, so the colored sweep visits the rows in the serial order, and with the contact
+    // solved row by row (not packed with the first row's coefficient) gives the serial bits.
+    SceneBuilder builder;
+    builder.begin_world();
+    for (int32_t box = 0; box < 2; ++box) {
+        scenes::BodySpec body = scenes::free_box(1.0, {0.5, 0.5, 0.5}, {3.0 * box, 0, 0.5});
+        body.qd = {3.0, -2.0, -1.0, 0.5, 0.0, 0.0}; // sliding both ways, and into the ground
+        builder.add_body(body);
+        builder.add_contact(
+            ContactSpec{box, -1, {3.0 * box + 0.3, 0.2, 0}, {0, 0, 1}, -0.01, 0.5, 0});
+    }
+    const steel_scene_desc desc = builder.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
+        CAPTURE(precision);
+        test::Solved solved[2];
+        for (int32_t solve_mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED}) {
+            Mode mode;
+            mode.precision = precision;
+            mode.solve_mode = solve_mode;
+            mode.iterations = 20;
+            const steel_batch batch = test::make_scene_batch(1, mode);
+            REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+            steel::Batch& internal = steel::lookup_batch(batch.id, "test");
+            std::visit(
+                [](auto& state) {
+                    REQUIRE(state.rows.total_rows() == 6);
+                    REQUIRE(state.rows.kind[1] == STEEL_ROW_FRICTION_BOX);
+                    REQUIRE(state.rows.kind[2] == STEEL_ROW_FRICTION_BOX);
+                    using Real = std::decay_t<decltype(state.rows.friction[0])>;
+                    REQUIRE(state.rows.friction[1] == Real(0.5));
+                    state.rows.friction[2] = Real(0.1);
+                },
+                internal.state);
+            REQUIRE_OK(steel_batch_solve(batch));
+            if (solve_mode == STEEL_SOLVE_COLORED)
+                std::visit(
+                    [](auto& state) {
+                        REQUIRE(state.colored);
+                        CHECK(state.colored->packs.count == 1); // box 1's contact
+                        // Box 0's contact, solved row by row: first row 0, three rows.
+                        CHECK(state.colored->contact_rows == std::vector<uint32_t>{0, 3});
+                    },
+                    internal.state);
+            solved[solve_mode == STEEL_SOLVE_COLORED] = test::read_all(batch);
+            REQUIRE_OK(steel_batch_destroy(batch));
+        }
+        const test::Solved &serial = solved[0], &colored = solved[1];
+        // Both friction rows of box 0 slide, each at its own bound.
+        REQUIRE(serial.impulses[0] > 0);
+        CHECK(std::fabs(serial.impulses[1]) == doctest::Approx(0.5 * serial.impulses[0]));
+        CHECK(std::fabs(serial.impulses[2]) == doctest::Approx(0.1 * serial.impulses[0]));
+        CHECK(same_bits(serial.impulses, colored.impulses));
+        CHECK(same_bits(serial.velocities, colored.velocities));
     }
 }

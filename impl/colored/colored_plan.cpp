@@ -3,6 +3,7 @@
 #include <steel/steel.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace steel::colored {
 
@@ -23,6 +24,11 @@ bool packable(const RowSet<Real>& rows, const propagation::PropagationSet<Real>&
     if (rows.kind[first] != STEEL_ROW_CONTACT_NORMAL ||
         rows.kind[first + 1] != STEEL_ROW_FRICTION_BOX ||
         rows.kind[first + 2] != STEEL_ROW_FRICTION_BOX)
+        return false;
+    // A pack holds one friction coefficient per contact, for both friction rows (a scene
+    // contact has one). Rows with two different ones are solved one by one, as the serial sweep
+    // does. Compared by their bits: mu = -0 and +0 are equal but clamp to zeros of other signs.
+    if (std::memcmp(&rows.friction[first + 1], &rows.friction[first + 2], sizeof(Real)) != 0)
         return false;
     for (uint32_t r = first; r < first + 3; ++r) {
         if (set.row_term_offset[r + 1] != set.row_term_offset[r]) return false; // touches a tree
