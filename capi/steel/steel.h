@@ -442,8 +442,9 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
  *     parent joint frame;
  *   FREE 6 DOF (velocity of the child joint-frame origin, then angular velocity), q = position
  *     (3) and quaternion (4) of the child joint frame in the parent joint frame.
- * A free body can be given two ways with identical results: as a FREE joint to the world, or
- * as a standalone body (joint type NONE) whose state is body_pose and body_velocity. */
+ * A free body can be given two ways with identical results: as a FREE joint to the world with
+ * its joint frame at the com, or as a standalone body (joint type NONE) whose state is
+ * body_pose and body_velocity. */
 #define STEEL_JOINT_FIXED 0
 #define STEEL_JOINT_REVOLUTE 1
 #define STEEL_JOINT_PRISMATIC 2
@@ -451,7 +452,8 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
 #define STEEL_JOINT_FREE 4
 /* A standalone body, not part of any articulation (joint_parent -1, no joint_position
  * coordinates): its pose is body_pose, its velocity body_velocity, and body_flags says how it
- * moves: DYNAMIC (6 DOFs, exactly like a FREE joint to the world), STATIC (0 DOFs, never moves)
+ * moves: DYNAMIC (6 DOFs, com velocity then angular velocity: exactly a FREE joint to the
+ * world at its com, so a body spinning torque-free keeps its com still), STATIC (0 DOFs, never moves)
  * or KINEMATIC (0 DOFs, moves at body_velocity whatever touches it: contacts and connects on it
  * see that motion). */
 #define STEEL_JOINT_NONE 5
@@ -601,7 +603,8 @@ STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double
 STEEL_API steel_status steel_batch_read_constraint_impulses(steel_batch batch, double* out, uint64_t capacity,
                                                            uint64_t* out_count);
 
-/* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity. */
+/* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity, at
+ * the pose the step started from. For a standalone body this is the next step's body_velocity. */
 STEEL_API steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity,
                                                        uint64_t* out_count);
 

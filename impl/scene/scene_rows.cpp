@@ -35,7 +35,7 @@ Vec3 vec3(const double* p) {
 
 template <class Place> void unit(Vec3 v, const Place& place, const char* field) {
     if (std::fabs(norm(v) - 1.0) > 1e-6)
-        bad(format("%s: %s has length %g; it must be a unit vector", place().c_str(), field,
+        bad(format("%s: %s has length %.9g; it must be a unit vector", place().c_str(), field,
                    norm(v)));
 }
 
@@ -43,7 +43,7 @@ template <class Place> Quat quat(const double* p, const Place& place, const char
     const Quat q{p[0], p[1], p[2], p[3]};
     const double length = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
     if (std::fabs(length - 1.0) > 1e-6)
-        bad(format("%s: %s has norm %g; it must be a unit quaternion (w, x, y, z)", place().c_str(),
+        bad(format("%s: %s has norm %.9g; it must be a unit quaternion (w, x, y, z)", place().c_str(),
                    field, length));
     return normalized(q);
 }
@@ -490,10 +490,15 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             const Vec3 origin_velocity = com_velocity - cross(angular, arm);
             joint.parent_frame = body_pose;
             if (art.flags == STEEL_BODY_DYNAMIC) {
+                // A FREE joint at the com, so that its velocity is the com's: a joint at the body
+                // origin would carry the origin's velocity, which turns with the body, and stepping
+                // it explicitly would move the com of a body spinning torque-free.
                 joint.type = JointType::free;
+                joint.parent_frame.position = body_pose.position + arm;
+                joint.child_frame.position = body.com;
                 art.q.assign({0, 0, 0, 1, 0, 0, 0});
-                const double velocity[6] = {origin_velocity.x, origin_velocity.y, origin_velocity.z,
-                                            angular.x,         angular.y,         angular.z};
+                const double velocity[6] = {com_velocity.x, com_velocity.y, com_velocity.z,
+                                            angular.x,      angular.y,      angular.z};
                 std::copy(velocity, velocity + 6, world_qd.begin() + dof);
             } else if (art.flags == STEEL_BODY_KINEMATIC) {
                 art.kinematic_velocity = {angular,
