@@ -386,7 +386,8 @@ TEST_CASE("scene upload rejects bad input with the world, item and field, and ch
     expect([](SceneBuilder& b) { b.contact_a[0] = 5; }, "world 0, contact 0: contact_body_a = 5");
     expect([](SceneBuilder& b) { b.contact_normal[2] = 2; }, "contact_normal has length 2");
     // Just outside the 1e-6 tolerance: the message shows the digits that put it there.
-    expect([](SceneBuilder& b) { b.contact_normal[2] = 1 + 2e-6; }, "contact_normal has length 1.000002;");
+    expect([](SceneBuilder& b) { b.contact_normal[2] = 1 + 2e-6; },
+           "contact_normal has length 1.000002;");
     expect([](SceneBuilder& b) { b.contact_friction[0] = -1; }, "contact_friction = -1");
     expect([](SceneBuilder& b) { b.dt = 0; }, "dt = 0");
     // Valid inputs whose rows are not: the message names the scene upload, not the rows upload
@@ -659,7 +660,8 @@ TEST_CASE("a free body given as a standalone body and as a one-free-joint articu
     // the com, and the joint's velocity is the com's.
     body.child_frame.position = com;
     const scenes::Vec3 arm = scenes::rotate(q, com);
-    body.q = {position[0] + arm[0], position[1] + arm[1], position[2] + arm[2], q[0], q[1], q[2], q[3]};
+    body.q = {
+        position[0] + arm[0], position[1] + arm[1], position[2] + arm[2], q[0], q[1], q[2], q[3]};
     body.qd = {v_com[0], v_com[1], v_com[2], w[0], w[1], w[2]};
     as_joint.add_body(body);
     ground_contacts(as_joint, {position, q}, half);
@@ -733,14 +735,17 @@ TEST_CASE("a standalone body spinning torque-free keeps its com still when its p
     double worst_com = 0, worst_speed = 0;
     for (int step = 0; step < 120; ++step) {
         std::vector<double> poses;
-        const test::SceneStep result = solve_with_bodies(builder, pose, velocity, {STEEL_BODY_DYNAMIC}, &poses);
+        const test::SceneStep result =
+            solve_with_bodies(builder, pose, velocity, {STEEL_BODY_DYNAMIC}, &poses);
         pose = poses;
         velocity = result.bodies;
         const scenes::Vec3 arm = scenes::rotate({pose[3], pose[4], pose[5], pose[6]}, body.com);
-        worst_com = std::max(worst_com, std::hypot(pose[0] + arm[0] - 0.2, pose[1] + arm[1], pose[2] + arm[2]));
+        worst_com = std::max(
+            worst_com, std::hypot(pose[0] + arm[0] - 0.2, pose[1] + arm[1], pose[2] + arm[2]));
         worst_speed = std::max(worst_speed, std::hypot(velocity[0], velocity[1], velocity[2]));
     }
-    MESSAGE("over 120 steps the com moved at most " << worst_com << " m, at most " << worst_speed << " m/s");
+    MESSAGE("over 120 steps the com moved at most " << worst_com << " m, at most " << worst_speed
+                                                    << " m/s");
     CHECK(worst_com < 1e-12);
     CHECK(worst_speed < 1e-12);
     CHECK(std::fabs(velocity[5] - 10.0) < 1e-12); // about a principal axis: no wobble to damp

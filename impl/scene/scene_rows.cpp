@@ -43,8 +43,8 @@ template <class Place> Quat quat(const double* p, const Place& place, const char
     const Quat q{p[0], p[1], p[2], p[3]};
     const double length = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
     if (std::fabs(length - 1.0) > 1e-6)
-        bad(format("%s: %s has norm %.9g; it must be a unit quaternion (w, x, y, z)", place().c_str(),
-                   field, length));
+        bad(format("%s: %s has norm %.9g; it must be a unit quaternion (w, x, y, z)",
+                   place().c_str(), field, length));
     return normalized(q);
 }
 
