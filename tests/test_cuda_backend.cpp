@@ -1,5 +1,6 @@
 // The CUDA backend against the CPU backend (the reference), on a device. Built when the backend
-// is; skipped as a whole (exit 77) where no CUDA batch can be made (tests/cuda_main.cpp).
+// is; skipped as a whole (exit 77) where steel_batch_create answers STEEL_ERROR_NO_DEVICE, failed
+// where it refuses a CUDA batch for another reason (tests/cuda_main.cpp).
 #include "cuda_support.hpp"
 #include "robot_scenes.hpp"
 #include "scene_builder.hpp"
@@ -396,3 +397,66 @@ TEST_CASE("GPU propagation solve equals the CPU's bit for bit through trees, ser
     for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
         check_propagation_on_gpu(desc, mode);
 }
+
+#if defined(STEEL_EMULATED_CUDA)
+// What only the emulated device can stage (tests/fake_cuda/): a device whose CUDA context an
+// earlier kernel fault left in a sticky error state, and a device this build has no code for.
+// Only the second is "no device": the first is a device that was seen and cannot be used again
+// in this process, which the caller must not take for a machine without a GPU.
+namespace {
+
+steel_status create_cuda(steel_batch& batch) {
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    desc.backend = STEEL_BACKEND_CUDA;
+    batch = steel_batch{12345};
+    return steel_batch_create(STEEL_ABI_VERSION, &desc, &batch);
+}
+
+} // namespace
+
+TEST_CASE("a CUDA batch made in a context left in a sticky error state is refused as INTERNAL, "
+          "not NO_DEVICE") {
+    for (const cudaError_t sticky : {cudaErrorIllegalAddress, cudaErrorLaunchFailure}) {
+        const std::string name = cudaGetErrorName(sticky);
+        CAPTURE(name);
+        fake_cuda::set_sticky_error(sticky);
+        steel_batch batch{};
+        const steel_status status = create_cuda(batch);
+        const std::string message = steel_last_error_message();
+        fake_cuda::set_sticky_error(cudaSuccess);
+        CAPTURE(message);
+        CHECK(status == STEEL_ERROR_INTERNAL);
+        CHECK(batch.id == 0);
+        CHECK(message.find("steel_batch_create: ") == 0);
+        CHECK(message.find("CUDA context is in an error state") != std::string::npos);
+        CHECK(message.find("restart the process") != std::string::npos);
+        CHECK(message.find(name) != std::string::npos); // the runtime's words
+        CHECK(message.find(cudaGetErrorString(sticky)) != std::string::npos);
+        CHECK(message.find("no CUDA device") == std::string::npos);
+    }
+
+    // A device without this build's code is NO_DEVICE, naming it.
+    fake_cuda::set_compute_capability(8, 6);
+    steel_batch batch{};
+    const steel_status status = create_cuda(batch);
+    const std::string message = steel_last_error_message();
+    fake_cuda::set_compute_capability(9, 0);
+    CAPTURE(message);
+    CHECK(status == STEEL_ERROR_NO_DEVICE);
+    CHECK(batch.id == 0);
+    CHECK(message.find("compute capability 8.6") != std::string::npos);
+    CHECK(message.find("cudaErrorNoKernelImageForDevice") != std::string::npos);
+
+    // Nothing was left behind: with the device well again, a batch is made and solves.
+    REQUIRE(create_cuda(batch) == STEEL_OK);
+    const scenes::RowsBuilder builder = random_batch(3, 16);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    const steel_solve_options options = options_with(10, STEEL_PATH_AUTO);
+    const test::Solved cpu = cuda_test::solve(
+        builder, cuda_test::run(STEEL_BACKEND_CPU, STEEL_PRECISION_FLOAT64, options));
+    const test::Solved gpu = cuda_test::solve(
+        builder, cuda_test::run(STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64, options));
+    check_close(gpu, cpu, 10, cuda_test::longest_sum(builder), STEEL_PRECISION_FLOAT64);
+}
+#endif

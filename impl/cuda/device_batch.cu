@@ -272,10 +272,43 @@ KernelChoice kernels_from_environment(const char* where) {
     return kernels;
 }
 
-// A device this build can run on, or NO_DEVICE with the runtime's words.
+// The runtime's errors that mean this machine has no device this build can use, so that the
+// caller may fall back on the CPU backend: no device, no driver (or one older than the
+// runtime), no code for the device (neither its machine code nor PTX, or PTX newer than the
+// driver can compile).
+bool means_no_device(cudaError_t error) {
+    switch (error) {
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorUnsupportedPtxVersion:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Any other error from the calls that look for the device: a device that was seen and cannot be
+// used, most often a CUDA context left in a sticky error state by an earlier kernel fault in
+// this process (cudaErrorIllegalAddress, cudaErrorLaunchFailure, ...), which nothing but a new
+// process clears. INTERNAL, never NO_DEVICE: a caller must not take it for a machine without a
+// GPU.
+[[noreturn]] void fail_unusable_device(const char* where, const char* call, cudaError_t error) {
+    (void)cudaGetLastError();
+    fail(STEEL_ERROR_INTERNAL,
+         format("%s: STEEL_BACKEND_CUDA: %s: %s: the CUDA context is in an error state (a kernel "
+                "fault earlier in this process leaves it so for good), or the driver is; no CUDA "
+                "batch can be made in this process: restart the process",
+                where, call, cuda_words(error).c_str()));
+}
+
+// A device this build can run on, NO_DEVICE with the runtime's words where there is none, or
+// INTERNAL where one was seen and CUDA cannot use it.
 int find_device(const char* where) {
     int count = 0;
     const cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess && !means_no_device(error))
+        fail_unusable_device(where, "cudaGetDeviceCount", error);
     if (error != cudaSuccess || count == 0) {
         (void)cudaGetLastError();
         fail(
@@ -286,9 +319,12 @@ int find_device(const char* where) {
     }
     int device = 0;
     check_cuda(cudaGetDevice(&device), where);
-    // Is there code for this device in the library (sm_90 and PTX for later)?
+    // Is there code for this device in the library (sm_90 and PTX for later)? The first call that
+    // needs the device's context, so also the first to answer a sticky error.
     cudaFuncAttributes attributes{};
     const cudaError_t image = cudaFuncGetAttributes(&attributes, general_sweep_kernel<double>);
+    if (image != cudaSuccess && !means_no_device(image))
+        fail_unusable_device(where, "cudaFuncGetAttributes", image);
     if (image != cudaSuccess) {
         (void)cudaGetLastError();
         cudaDeviceProp prop{};

@@ -150,9 +150,11 @@ __global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve
 }
 
 // The same kernel built for at least four blocks of 128 threads per multiprocessor: ptxas then
-// keeps it within 128 registers a thread (126 in float64 with nvcc 13.0, no spills), so that 16
-// warps fit an SM instead of 12. Whether the occupancy pays for the tighter registers is for a
-// device to say: STEEL_CUDA_GENERAL_KERNEL=bounded picks it (kernel_launches.cuh, docs/cuda.md).
+// keeps it within 128 registers a thread. With nvcc 13.0 (2026-12-02) that is 128 in float64
+// against the plain build's 149, so 16 warps fit an SM instead of 12, for 112 B of spill stores
+// and 152 B of loads a thread; in float32 104 against 110, no spills, and 16 warps either way.
+// Whether it is worth keeping is for a device to say: STEEL_CUDA_GENERAL_KERNEL=bounded picks
+// it (kernel_launches.cuh; docs/cuda.md, "Registers and occupancy").
 template <class Real>
 __global__ void __launch_bounds__(128, 4)
     general_sweep_kernel_bounded(RowsView<Real> set, DeviceSolve<Real> solve) {

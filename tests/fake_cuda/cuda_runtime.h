@@ -15,10 +15,14 @@ enum cudaError_t {
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
     cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
+    cudaErrorNoKernelImageForDevice = 209,
+    cudaErrorUnsupportedPtxVersion = 222,
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorIllegalState = 401,
+    cudaErrorIllegalAddress = 700,
     cudaErrorLaunchFailure = 719,
     cudaErrorNotPermitted = 800,
     cudaErrorStreamCaptureUnsupported = 900,
@@ -123,10 +127,14 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 
-// Every kernel of this build is "in the image".
+namespace fake_cuda {
+cudaError_t function_attributes(cudaFuncAttributes* attributes);
+}
+
+// Every kernel of this build is "in the image" of a device of compute capability 9.0 or above
+// (fake_cuda::set_compute_capability); a device in a sticky error state answers its error.
 template <class Kernel> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, Kernel) {
-    *attributes = cudaFuncAttributes{};
-    return cudaSuccess;
+    return fake_cuda::function_attributes(attributes);
 }
 
 namespace fake_cuda {
@@ -139,5 +147,17 @@ cudaError_t launch(cudaStream_t stream, uint32_t blocks, uint32_t threads, size_
 
 // The device's memory in bytes (cudaMemGetInfo's total), for tests of running out of it.
 void set_memory_limit(size_t bytes);
+
+// Puts the devices in the sticky error state a kernel fault leaves (a fault the emulation catches
+// does it with cudaErrorLaunchFailure): from then on every call that touches a device, and
+// cudaGetLastError, answers `error`, as a CUDA context does until its process ends. cudaSuccess
+// takes them out of it again, which only a test can do.
+void set_sticky_error(cudaError_t error);
+
+// The compute capability the devices report (cudaGetDeviceProperties; 9.0 unless set). Below 9.0
+// this build has no code for them: cudaFuncGetAttributes answers
+// cudaErrorNoKernelImageForDevice, as CUDA does for a device without the kernel's machine code or
+// PTX that it can compile.
+void set_compute_capability(int major, int minor);
 
 } // namespace fake_cuda

@@ -22,7 +22,9 @@
 //   function may not call CUDA. The last error is per thread.
 // - Kernels run in the SIMT emulation; a problem it catches (a divergent warp operation, shared
 //   memory overrun), or an exception from queued work, is printed and makes the device fail from
-//   then on, like a kernel fault.
+//   then on, like a kernel fault: a sticky cudaErrorLaunchFailure, which every call that touches
+//   the device then answers, cudaFuncGetAttributes included. A test can set such a state with
+//   another error (fake_cuda::set_sticky_error: cudaErrorIllegalAddress, say) and clear it.
 //
 // - Two devices, each with its own memory limit and legacy stream; a stream, an event and an
 //   allocation belong to the device current when they were made. As CUDA's programming guide
@@ -94,7 +96,9 @@ std::recursive_mutex lock;
 using Guard = std::lock_guard<std::recursive_mutex>;
 
 thread_local cudaError_t last_error = cudaSuccess; // per thread, as in CUDA
-bool device_failed = false; // sticky, after a kernel fault
+// Sticky, after a kernel fault: what every call that touches a device answers from then on.
+cudaError_t sticky_error = cudaSuccess;
+int compute_major = 9, compute_minor = 0; // what the devices report (set_compute_capability)
 thread_local int current_device = 0;
 thread_local bool in_host_function = false; // CUDA calls are not permitted from one
 
@@ -175,7 +179,7 @@ void run_one(CUstream_st* stream) {
     for (const auto& [other, position] : operation.after)
         run_until(other, position);
     ++stream->done;
-    if (device_failed) return;
+    if (sticky_error != cudaSuccess) return;
     fake_cuda::memory::open();
     struct Closer {
         ~Closer() { fake_cuda::memory::close(); }
@@ -184,7 +188,7 @@ void run_one(CUstream_st* stream) {
         operation.run();
     } catch (...) { // a kernel or host function that throws: a fault, as on a device
         std::fprintf(stderr, "fake_cuda: queued work threw an exception\n");
-        device_failed = true;
+        sticky_error = cudaErrorLaunchFailure;
     }
 }
 
@@ -282,7 +286,7 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> run) {
 
 cudaError_t check_stream(cudaStream_t stream) {
     if (in_host_function) return answer(cudaErrorNotPermitted);
-    if (device_failed) return answer(cudaErrorLaunchFailure);
+    if (sticky_error != cudaSuccess) return answer(sticky_error);
     return known_stream(stream) ? cudaSuccess : answer(cudaErrorInvalidResourceHandle);
 }
 
@@ -332,7 +336,7 @@ cudaError_t copy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, 
     // Into pageable host memory: returns once done (a fault in the work waited for shows here).
     if (!to_device && !stream->capture) {
         run_until(stream, stream->enqueued);
-        if (device_failed) return answer(cudaErrorLaunchFailure);
+        if (sticky_error != cudaSuccess) return answer(sticky_error);
     }
     return cudaSuccess;
 }
@@ -349,14 +353,22 @@ const char* cudaGetErrorName(cudaError_t error) {
         return "cudaErrorMemoryAllocation";
     case cudaErrorInvalidDevicePointer:
         return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInsufficientDriver:
+        return "cudaErrorInsufficientDriver";
     case cudaErrorNoDevice:
         return "cudaErrorNoDevice";
     case cudaErrorInvalidDevice:
         return "cudaErrorInvalidDevice";
+    case cudaErrorNoKernelImageForDevice:
+        return "cudaErrorNoKernelImageForDevice";
+    case cudaErrorUnsupportedPtxVersion:
+        return "cudaErrorUnsupportedPtxVersion";
     case cudaErrorInvalidResourceHandle:
         return "cudaErrorInvalidResourceHandle";
     case cudaErrorIllegalState:
         return "cudaErrorIllegalState";
+    case cudaErrorIllegalAddress:
+        return "cudaErrorIllegalAddress";
     case cudaErrorLaunchFailure:
         return "cudaErrorLaunchFailure";
     case cudaErrorStreamCaptureUnsupported:
@@ -383,6 +395,12 @@ const char* cudaGetErrorString(cudaError_t error) {
         return "operation not permitted when stream is capturing";
     case cudaErrorStreamCaptureInvalidated:
         return "operation failed due to a previous error during capture";
+    case cudaErrorNoKernelImageForDevice: // the real runtime's words
+        return "no kernel image is available for execution on the device";
+    case cudaErrorIllegalAddress:
+        return "an illegal memory access was encountered";
+    case cudaErrorLaunchFailure:
+        return "unspecified launch failure";
     default:
         return "emulated CUDA error";
     }
@@ -390,14 +408,14 @@ const char* cudaGetErrorString(cudaError_t error) {
 
 cudaError_t cudaGetLastError() {
     const Guard guard(lock);
-    const cudaError_t error = device_failed ? cudaErrorLaunchFailure : last_error;
+    const cudaError_t error = sticky_error != cudaSuccess ? sticky_error : last_error;
     last_error = cudaSuccess;
     return error;
 }
 
 cudaError_t cudaPeekAtLastError() {
     const Guard guard(lock);
-    return device_failed ? cudaErrorLaunchFailure : last_error;
+    return sticky_error != cudaSuccess ? sticky_error : last_error;
 }
 
 cudaError_t cudaGetDeviceCount(int* count) {
@@ -423,8 +441,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     *prop = cudaDeviceProp{};
     std::snprintf(prop->name, sizeof prop->name, "emulated CUDA device (tests/fake_cuda)");
     prop->totalGlobalMem = memory_limit;
-    prop->major = 9;
-    prop->minor = 0;
+    prop->major = compute_major;
+    prop->minor = compute_minor;
     prop->multiProcessorCount = 1;
     return cudaSuccess;
 }
@@ -444,7 +462,7 @@ cudaError_t cudaDeviceSynchronize() {
     if (in_host_function) return answer(cudaErrorNotPermitted);
     if (capture_forbids(/*even_relaxed=*/true)) return answer(cudaErrorStreamCaptureUnsupported);
     run_all(current_device);
-    return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
+    return sticky_error != cudaSuccess ? answer(sticky_error) : cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
@@ -459,7 +477,7 @@ cudaError_t cudaMalloc(void** pointer, size_t bytes) {
     const Guard guard(lock);
     if (in_host_function) return answer(cudaErrorNotPermitted);
     *pointer = nullptr;
-    if (device_failed) return answer(cudaErrorLaunchFailure);
+    if (sticky_error != cudaSuccess) return answer(sticky_error);
     if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     size_t& used = memory_used[current_device];
     if (used > memory_limit || bytes > memory_limit - used)
@@ -480,7 +498,7 @@ cudaError_t cudaFree(void* pointer) {
     const auto it = allocations.find(reinterpret_cast<uintptr_t>(pointer));
     if (it == allocations.end()) return answer(cudaErrorInvalidValue);
     run_all(it->second.device); // cudaFree synchronizes the memory's device
-    if (device_failed) return answer(cudaErrorLaunchFailure);
+    if (sticky_error != cudaSuccess) return answer(sticky_error);
     memory_used[it->second.device] -= it->second.bytes;
     allocations.erase(it);
     fake_cuda::memory::release(pointer);
@@ -578,7 +596,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     }
     if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     run_until(s, s->enqueued);
-    return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
+    return sticky_error != cudaSuccess ? answer(sticky_error) : cudaSuccess;
 }
 
 cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id) {
@@ -638,7 +656,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (!events.count(event)) return answer(cudaErrorInvalidResourceHandle);
     if (capture_forbids()) return answer(cudaErrorStreamCaptureUnsupported);
     if (event->stream) run_until(event->stream, event->position);
-    return device_failed ? answer(cudaErrorLaunchFailure) : cudaSuccess;
+    return sticky_error != cudaSuccess ? answer(sticky_error) : cudaSuccess;
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
@@ -726,13 +744,33 @@ cudaError_t launch(cudaStream_t stream, uint32_t blocks, uint32_t threads, size_
         if (problems.empty()) return;
         for (const std::string& problem : problems)
             std::fprintf(stderr, "fake_cuda: kernel fault: %s\n", problem.c_str());
-        device_failed = true;
+        sticky_error = cudaErrorLaunchFailure;
     });
 }
 
 void set_memory_limit(size_t bytes) {
     const Guard guard(lock);
     memory_limit = bytes;
+}
+
+cudaError_t function_attributes(cudaFuncAttributes* attributes) {
+    const Guard guard(lock);
+    *attributes = cudaFuncAttributes{};
+    if (sticky_error != cudaSuccess) return answer(sticky_error);
+    if (compute_major < 9) return answer(cudaErrorNoKernelImageForDevice);
+    return cudaSuccess;
+}
+
+void set_sticky_error(cudaError_t error) {
+    const Guard guard(lock);
+    sticky_error = error;
+    last_error = cudaSuccess;
+}
+
+void set_compute_capability(int major, int minor) {
+    const Guard guard(lock);
+    compute_major = major;
+    compute_minor = minor;
 }
 
 } // namespace fake_cuda
