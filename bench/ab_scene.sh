@@ -6,7 +6,7 @@
 #   bash bench/ab_scene.sh OLD/bench/bench_scene NEW/bench/bench_scene [COLUMN]
 #
 # COLUMN is the table column to compare (8: build us/world, the default; 9: solve us/world;
-# 10: upload+solve us/world).
+# 10: upload+solve us/world). BENCH_ARGS adds options to both runs, e.g. BENCH_ARGS=--moving.
 set -euo pipefail
 if [ $# -lt 2 ]; then
     sed -n '2,9p' "$0"
@@ -14,7 +14,8 @@ if [ $# -lt 2 ]; then
 fi
 a=$1 b=$2 column=${3:-8}
 value() { # bench, threads, scene, worlds
-    "$1" --threads "$2" --only "$3" --worlds "$4" | tail -1 | awk -F'|' -v c="$column" '{print $c}'
+    # shellcheck disable=SC2086 # BENCH_ARGS is a list of options
+    "$1" --threads "$2" --only "$3" --worlds "$4" ${BENCH_ARGS:-} | tail -1 | awk -F'|' -v c="$column" '{print $c}'
 }
 sorted() { tr ' ' '\n' | grep . | sort -n | tr '\n' ' '; }
 for scene in "legged robot:16384" "box pile 100:1024" "box stack 5:4096" "arm with box:16384"; do

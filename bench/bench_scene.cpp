@@ -8,16 +8,19 @@
 // builds the tree data and the colors. Results: bench/RESULTS.md.
 //
 // --seconds S times each phase for at least S seconds (default 0.3; --quick: 0.02), for a
-// profile of the steady state rather than of the setup.
+// profile of the steady state rather than of the setup. --moving gives every joint velocity a
+// nonzero value (0.5 sin(k + 1) for DOF k) instead of the scenes' rest, so that the upload pays
+// for what only moving bodies cost (the implicit gyroscopic step).
 //
-//   bench_scene [--quick] [--colored] [--threads N] [--only "legged robot"] [--worlds 16384]
-//               [--seconds 5]
+//   bench_scene [--quick] [--colored] [--moving] [--threads N] [--only "legged robot"]
+//               [--worlds 16384] [--seconds 5]
 #include "bench_support.hpp"
 #include "robot_scenes.hpp"
 
 #include <steel/steel.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +32,7 @@ using bench::check;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-    bool quick = false, colored = false;
+    bool quick = false, colored = false, moving = false;
     uint32_t threads = 1;
     std::string only;             // one scene's name, or all
     std::vector<uint32_t> counts; // world counts, or 1, 64 and 1,024
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
     for (int k = 1; k < argc; ++k) {
         if (std::strcmp(argv[k], "--quick") == 0) {
             quick = true;
+        } else if (std::strcmp(argv[k], "--moving") == 0) {
+            moving = true;
         } else if (std::strcmp(argv[k], "--colored") == 0) {
             colored = true;
         } else if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc &&
@@ -51,8 +56,9 @@ int main(int argc, char** argv) {
                    std::atof(argv[k + 1]) > 0) {
             seconds = std::atof(argv[++k]);
         } else {
-            std::fprintf(stderr, "usage: bench_scene [--quick] [--colored] [--threads N >= 1] "
-                                 "[--only \"SCENE NAME\"] [--worlds N]... [--seconds S > 0]\n");
+            std::fprintf(stderr,
+                         "usage: bench_scene [--quick] [--colored] [--moving] [--threads N >= 1] "
+                         "[--only \"SCENE NAME\"] [--worlds N]... [--seconds S > 0]\n");
             return 2;
         }
     }
@@ -67,9 +73,11 @@ int main(int argc, char** argv) {
         {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
         {"four-bar", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
     };
-    std::printf(
-        "steel %s, float64, %u thread(s), 20 sweeps per solve, %s\n\n", steel_version(), threads,
-        colored ? "propagation response, colored sweeps" : "immediate response, serial sweeps");
+    std::printf("steel %s, float64, %u thread(s), 20 sweeps per solve, %s, %s\n\n", steel_version(),
+                threads,
+                colored ? "propagation response, colored sweeps"
+                        : "immediate response, serial sweeps",
+                moving ? "bodies moving" : "bodies at rest");
     std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | "
                 "build us/world | solve us/world | upload+solve us/world |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
@@ -82,6 +90,9 @@ int main(int argc, char** argv) {
                 builder.begin_world();
                 scene.add(builder);
             }
+            if (moving)
+                for (size_t k = 0; k < builder.velocity.size(); ++k)
+                    builder.velocity[k] = 0.5 * std::sin(double(k + 1));
             steel_batch_desc desc;
             steel_batch_desc_default(&desc);
             desc.world_count = worlds;

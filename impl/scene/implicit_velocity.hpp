@@ -26,11 +26,14 @@ struct ImplicitVelocityScratch {
     std::vector<double> system;  // n x n: H~ + dt D, then its LU factors
     std::vector<uint32_t> pivot; // LU row swaps
     std::vector<uint32_t> path;  // the DOFs that turn one body
+    std::vector<Vec3> columns;   // their angular columns
 };
 
-// D (row-major n x n) at velocities qd: the derivative of the generalized gyroscopic forces.
-void gyroscopic_derivative(const ArticulationModel& model, const Kinematics& kin, const double* qd,
-                           double* derivative, ImplicitVelocityScratch& scratch);
+// Adds scale * D (row-major n x n) at velocities qd to `out`: D is the derivative of the
+// generalized gyroscopic forces.
+void add_gyroscopic_derivative(const ArticulationModel& model, const Kinematics& kin,
+                               const double* qd, double scale, double* out,
+                               ImplicitVelocityScratch& scratch);
 
 // Overwrites `force` [n] by x with (H~ + dt D) x = force, H~ the augmented mass matrix (row-major
 // n x n, as before its factorization). False, with `force` unchanged, when the system has a pivot
