@@ -3,6 +3,7 @@
 // by body, point Jacobians against finite differences of forward kinematics, and energy
 // conservation of the bias forces.
 #include "scene/articulation.hpp"
+#include "scene/implicit_velocity.hpp"
 
 #include "rows_scenes.hpp"
 
@@ -220,4 +221,76 @@ TEST_CASE("a free body held against gravity needs exactly its weight, through it
     CHECK(tau[3] == doctest::Approx(moment.x));
     CHECK(tau[4] == doctest::Approx(moment.y));
     CHECK(tau[5] == doctest::Approx(moment.z));
+}
+
+TEST_CASE("the gyroscopic derivative G of a random tree equals central differences of sum Jw^T (w x Ic w)") {
+    // The generalized gyroscopic force g(qd) = sum over bodies of Jw^T (w x Ic w), with each body's
+    // angular velocity and angular Jacobian from body_velocities and angular_jacobian; g is
+    // quadratic in qd, so central differences give its derivative up to rounding.
+    std::mt19937_64 rng(41);
+    for (int trial = 0; trial < 20; ++trial) {
+        const ArticulationModel model = random_tree(rng, 2 + uint32_t(trial % 6));
+        const Kinematics kin = forward_kinematics(model, random_q(model, rng));
+        const uint32_t n = model.dof_count();
+        std::vector<double> qd(n);
+        for (double& v : qd)
+            v = uniform(rng, -3, 3);
+        const auto gyroscopic_force = [&](const std::vector<double>& at) {
+            std::vector<double> force(n, 0.0), row(n);
+            const std::vector<Spatial> velocity = body_velocities(model, kin, at);
+            for (uint32_t b = 0; b < model.joints.size(); ++b) {
+                const Vec3 w = velocity[b].angular;
+                const Vec3 torque = cross(w, kin.body_inertia[b].inertia * w);
+                const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+                const double parts[3] = {torque.x, torque.y, torque.z};
+                for (int k = 0; k < 3; ++k) {
+                    std::fill(row.begin(), row.end(), 0.0);
+                    angular_jacobian(model, kin, int32_t(b), axes[k], row.data());
+                    for (uint32_t i = 0; i < n; ++i)
+                        force[i] += row[i] * parts[k];
+                }
+            }
+            return force;
+        };
+        std::vector<double> derivative(size_t(n) * n, 0.0);
+        ImplicitVelocityScratch scratch;
+        add_gyroscopic_derivative(model, kin, qd.data(), 1.0, derivative.data(), scratch);
+        double worst = 0, largest = 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            std::vector<double> plus = qd, minus = qd;
+            plus[k] += 1.0;
+            minus[k] -= 1.0;
+            const std::vector<double> up = gyroscopic_force(plus), down = gyroscopic_force(minus);
+            for (uint32_t i = 0; i < n; ++i) {
+                const double expected = (up[i] - down[i]) / 2.0;
+                worst = std::max(worst, std::fabs(derivative[size_t(i) * n + k] - expected));
+                largest = std::max(largest, std::fabs(expected));
+            }
+        }
+        CHECK(largest > 0.1);
+        CHECK(worst < 1e-12 * largest * n);
+    }
+}
+
+TEST_CASE("the implicit velocity step leaves the force alone and reports it when H~ + dt G cannot be factored") {
+    std::mt19937_64 rng(43);
+    const ArticulationModel model = random_tree(rng, 3);
+    const Kinematics kin = forward_kinematics(model, random_q(model, rng));
+    const uint32_t n = model.dof_count();
+    const std::vector<double> qd(n, 0.5), zero_mass(size_t(n) * n, 0.0);
+    std::vector<double> force(n, 1.25);
+    ImplicitVelocityScratch scratch;
+    CHECK_FALSE(solve_implicit_velocity(model, kin, qd.data(), zero_mass, 1.0 / 60, force.data(), scratch));
+    CHECK(force == std::vector<double>(n, 1.25));
+    // A proper H~ factors, and the solve satisfies (H~ + dt G) x = force.
+    const std::vector<double> mass = mass_matrix(model, kin);
+    CHECK(solve_implicit_velocity(model, kin, qd.data(), mass, 1.0 / 60, force.data(), scratch));
+    std::vector<double> system = mass;
+    add_gyroscopic_derivative(model, kin, qd.data(), 1.0 / 60, system.data(), scratch);
+    for (uint32_t i = 0; i < n; ++i) {
+        double sum = 0;
+        for (uint32_t k = 0; k < n; ++k)
+            sum += system[size_t(i) * n + k] * force[k];
+        CHECK(std::fabs(sum - 1.25) < 1e-10);
+    }
 }
