@@ -223,7 +223,8 @@ TEST_CASE("a free body held against gravity needs exactly its weight, through it
     CHECK(tau[5] == doctest::Approx(moment.z));
 }
 
-TEST_CASE("the gyroscopic derivative G of a random tree equals central differences of sum Jw^T (w x Ic w)") {
+TEST_CASE("the gyroscopic derivative G of a random tree equals central differences of sum Jw^T (w "
+          "x Ic w)") {
     // The generalized gyroscopic force g(qd) = sum over bodies of Jw^T (w x Ic w), with each body's
     // angular velocity and angular Jacobian from body_velocities and angular_jacobian; g is
     // quadratic in qd, so central differences give its derivative up to rounding.
@@ -272,7 +273,8 @@ TEST_CASE("the gyroscopic derivative G of a random tree equals central differenc
     }
 }
 
-TEST_CASE("the implicit velocity step leaves the force alone and reports it when H~ + dt G cannot be factored") {
+TEST_CASE("the implicit velocity step leaves the force alone and reports it when H~ + dt G cannot "
+          "be factored") {
     std::mt19937_64 rng(43);
     const ArticulationModel model = random_tree(rng, 3);
     const Kinematics kin = forward_kinematics(model, random_q(model, rng));
@@ -280,7 +282,8 @@ TEST_CASE("the implicit velocity step leaves the force alone and reports it when
     const std::vector<double> qd(n, 0.5), zero_mass(size_t(n) * n, 0.0);
     std::vector<double> force(n, 1.25);
     ImplicitVelocityScratch scratch;
-    CHECK_FALSE(solve_implicit_velocity(model, kin, qd.data(), zero_mass, 1.0 / 60, force.data(), scratch));
+    CHECK_FALSE(
+        solve_implicit_velocity(model, kin, qd.data(), zero_mass, 1.0 / 60, force.data(), scratch));
     CHECK(force == std::vector<double>(n, 1.25));
     // A proper H~ factors, and the solve satisfies (H~ + dt G) x = force.
     const std::vector<double> mass = mass_matrix(model, kin);
