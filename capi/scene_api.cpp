@@ -187,11 +187,16 @@ steel_status steel_batch_read_body_poses(steel_batch batch, double* out, uint64_
             for_each_articulation(r, velocity, [&](size_t w, const scene::ArticulationRecord& art, const std::vector<double>& qd) {
                 std::vector<scene::Pose> poses;
                 if (art.standalone && art.flags == STEEL_BODY_KINEMATIC) {
-                    // Moves at its prescribed velocity: the origin at v_O + w x p, turning at w.
+                    // Moves at its prescribed velocity: the com in a straight line at v_com, the
+                    // body turning at w about it (as a dynamic standalone body is stepped).
                     const scene::Pose now = art.kinematics.body_pose[0];
                     const scene::Spatial& v = art.kinematic_velocity;
-                    poses.push_back({now.position + r.dt * scene::point_velocity(v, now.position),
-                                     scene::integrate_world(now.orientation, v.angular, r.dt)});
+                    const scene::Vec3 com = art.model.bodies[0].com; // body frame
+                    const scene::Vec3 com_now = scene::apply(now, com);
+                    const scene::Vec3 com_next = com_now + r.dt * scene::point_velocity(v, com_now);
+                    const scene::Quat turned =
+                        scene::integrate_world(now.orientation, v.angular, r.dt);
+                    poses.push_back({com_next - scene::rotation(turned) * com, turned});
                 } else {
                     std::vector<double> q = art.q;
                     scene::integrate_positions(art.model, art.kinematics, q, qd, r.dt);

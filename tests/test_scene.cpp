@@ -751,6 +751,36 @@ TEST_CASE("a standalone body spinning torque-free keeps its com still when its p
     CHECK(std::fabs(velocity[5] - 10.0) < 1e-12); // about a principal axis: no wobble to damp
 }
 
+TEST_CASE("a kinematic standalone body turning about its off-origin com keeps its com still") {
+    // body_velocity is the com's velocity: at zero, spinning at 10 rad/s about z, the com stays put
+    // while the body frame circles it. Stepping the frame origin instead moved the com by up to
+    // w r dt = 0.033 m.
+    SceneBuilder builder;
+    builder.begin_world({0, 0, 0});
+    BodySpec body = scenes::free_box(1.0, {0.3, 0.3, 0.3}, {0, 0, 0});
+    body.com = {0.2, 0, 0};
+    builder.add_body(body);
+    builder.joint_type[0] = STEEL_JOINT_NONE;
+    builder.position.clear();
+    builder.velocity.clear();
+    std::vector<double> pose = {0, 0, 0, 1, 0, 0, 0};
+    const std::vector<double> velocity = {0, 0, 0, 0, 0, 10};
+    double worst = 0;
+    for (int step = 0; step < 120; ++step) {
+        std::vector<double> poses;
+        const test::SceneStep result =
+            solve_with_bodies(builder, pose, velocity, {STEEL_BODY_KINEMATIC}, &poses);
+        CHECK(test::max_abs_diff(result.bodies, velocity) < 1e-12); // read back as given
+        pose = poses;
+        const scenes::Vec3 arm = scenes::rotate({pose[3], pose[4], pose[5], pose[6]}, body.com);
+        worst =
+            std::max(worst, std::hypot(pose[0] + arm[0] - 0.2, pose[1] + arm[1], pose[2] + arm[2]));
+    }
+    MESSAGE("over 120 steps the kinematic body's com moved at most " << worst << " m");
+    CHECK(worst < 1e-12);
+    CHECK(std::fabs(pose[3] - std::cos(0.5 * 10 * 120 / 60.0)) < 1e-9); // turned 20 rad about z
+}
+
 TEST_CASE("a box resting on a static standalone body carries m g dt") {
     SceneBuilder builder;
     builder.begin_world();

@@ -643,11 +643,14 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             }
             force[k] = f;
         }
-        // At rest the velocity-product forces and their derivative vanish: the explicit step.
+        // A free body's gyroscopic torque is taken implicitly (implicit_velocity.hpp says why
+        // only a free body's); at rest it and its derivative vanish: the explicit step.
+        const bool free_body =
+            art.model.joints.size() == 1 && art.model.joints[0].type == JointType::free;
         const bool moving = std::any_of(qd, qd + n, [](double v) { return v != 0; });
-        const bool implicit =
-            moving && solve_implicit_velocity(art.model, art.kinematics, qd, factor, d.dt,
-                                              force.data(), scratch.implicit_velocity);
+        const bool implicit = free_body && moving &&
+                              solve_implicit_velocity(art.model, art.kinematics, qd, factor, d.dt,
+                                                      force.data(), scratch.implicit_velocity);
         if (!cholesky(factor, n))
             bad(format("world %u, articulation rooted at body %u: H~ is not positive definite", w,
                        art.first_body));
