@@ -640,6 +640,25 @@ test::SceneStep solve_with_bodies(SceneBuilder& builder, const std::vector<doubl
     return step;
 }
 
+// A unit box standalone in a world without gravity, its com 0.2 m along its x axis from its frame
+// origin (the frame starts at the world origin, unturned): the tests below spin it.
+SceneBuilder off_com_standalone_box() {
+    SceneBuilder builder;
+    builder.begin_world({0, 0, 0});
+    BodySpec body = scenes::free_box(1.0, {0.3, 0.3, 0.3}, {0, 0, 0});
+    body.com = {0.2, 0, 0};
+    builder.add_body(body);
+    builder.joint_type[0] = STEEL_JOINT_NONE;
+    builder.position.clear();
+    return builder;
+}
+
+// How far that box's com, at body pose `pose` (7 values), is from where it started, (0.2, 0, 0).
+double com_distance_from_start(const std::vector<double>& pose) {
+    const scenes::Vec3 arm = scenes::rotate({pose[3], pose[4], pose[5], pose[6]}, {0.2, 0, 0});
+    return std::hypot(pose[0] + arm[0] - 0.2, pose[1] + arm[1], pose[2] + arm[2]);
+}
+
 } // namespace
 
 TEST_CASE("a free body given as a standalone body and as a one-free-joint articulation gives "
@@ -723,13 +742,7 @@ TEST_CASE("a standalone body spinning torque-free keeps its com still when its p
     // m = 1, com 0.2 m off the body origin, 10 rad/s about z, no gravity: the com must not move.
     // With the body's FREE joint at its origin (whose velocity turns with the body) and the readers
     // feeding that back, the com moved 3.8 m in 2 s.
-    SceneBuilder builder;
-    builder.begin_world({0, 0, 0});
-    BodySpec body = scenes::free_box(1.0, {0.3, 0.3, 0.3}, {0, 0, 0});
-    body.com = {0.2, 0, 0};
-    builder.add_body(body);
-    builder.joint_type[0] = STEEL_JOINT_NONE;
-    builder.position.clear();
+    SceneBuilder builder = off_com_standalone_box();
     builder.velocity.assign(6, 0.0);
     std::vector<double> pose = {0, 0, 0, 1, 0, 0, 0}, velocity = {0, 0, 0, 0, 0, 10};
     double worst_com = 0, worst_speed = 0;
@@ -739,9 +752,7 @@ TEST_CASE("a standalone body spinning torque-free keeps its com still when its p
             solve_with_bodies(builder, pose, velocity, {STEEL_BODY_DYNAMIC}, &poses);
         pose = poses;
         velocity = result.bodies;
-        const scenes::Vec3 arm = scenes::rotate({pose[3], pose[4], pose[5], pose[6]}, body.com);
-        worst_com = std::max(
-            worst_com, std::hypot(pose[0] + arm[0] - 0.2, pose[1] + arm[1], pose[2] + arm[2]));
+        worst_com = std::max(worst_com, com_distance_from_start(pose));
         worst_speed = std::max(worst_speed, std::hypot(velocity[0], velocity[1], velocity[2]));
     }
     MESSAGE("over 120 steps the com moved at most " << worst_com << " m, at most " << worst_speed
@@ -755,13 +766,7 @@ TEST_CASE("a kinematic standalone body turning about its off-origin com keeps it
     // body_velocity is the com's velocity: at zero, spinning at 10 rad/s about z, the com stays put
     // while the body frame circles it. Stepping the frame origin instead moved the com by up to
     // w r dt = 0.033 m.
-    SceneBuilder builder;
-    builder.begin_world({0, 0, 0});
-    BodySpec body = scenes::free_box(1.0, {0.3, 0.3, 0.3}, {0, 0, 0});
-    body.com = {0.2, 0, 0};
-    builder.add_body(body);
-    builder.joint_type[0] = STEEL_JOINT_NONE;
-    builder.position.clear();
+    SceneBuilder builder = off_com_standalone_box();
     builder.velocity.clear();
     std::vector<double> pose = {0, 0, 0, 1, 0, 0, 0};
     const std::vector<double> velocity = {0, 0, 0, 0, 0, 10};
@@ -772,9 +777,7 @@ TEST_CASE("a kinematic standalone body turning about its off-origin com keeps it
             solve_with_bodies(builder, pose, velocity, {STEEL_BODY_KINEMATIC}, &poses);
         CHECK(test::max_abs_diff(result.bodies, velocity) < 1e-12); // read back as given
         pose = poses;
-        const scenes::Vec3 arm = scenes::rotate({pose[3], pose[4], pose[5], pose[6]}, body.com);
-        worst =
-            std::max(worst, std::hypot(pose[0] + arm[0] - 0.2, pose[1] + arm[1], pose[2] + arm[2]));
+        worst = std::max(worst, com_distance_from_start(pose));
     }
     MESSAGE("over 120 steps the kinematic body's com moved at most " << worst << " m");
     CHECK(worst < 1e-12);
