@@ -484,10 +484,7 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                 com_velocity = vec3(d.body_velocity + 6 * g);
                 angular = vec3(d.body_velocity + 6 * g + 3);
             }
-            // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w
-            // x origin.
             const Vec3 arm = rotation(body_pose.orientation) * body.com;
-            const Vec3 origin_velocity = com_velocity - cross(angular, arm);
             joint.parent_frame = body_pose;
             if (art.flags == STEEL_BODY_DYNAMIC) {
                 // A FREE joint at the com, so that its velocity is the com's: a joint at the body
@@ -501,6 +498,9 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
                                             angular.x,      angular.y,      angular.z};
                 std::copy(velocity, velocity + 6, world_qd.begin() + dof);
             } else if (art.flags == STEEL_BODY_KINEMATIC) {
+                // The body origin moves at v_com - w x (R com); in Plucker form v_O = v_origin - w
+                // x origin.
+                const Vec3 origin_velocity = com_velocity - cross(angular, arm);
                 art.kinematic_velocity = {angular,
                                           origin_velocity - cross(angular, body_pose.position)};
             }
