@@ -62,7 +62,7 @@ typedef int32_t steel_status;
 #define STEEL_ERROR_OUT_OF_MEMORY (-6)      /* an allocation failed; nothing changed */
 #define STEEL_ERROR_STRUCT_VERSION (-7)     /* struct_size too small, or unknown nonzero fields */
 #define STEEL_ERROR_NO_DATA (-8)            /* nothing uploaded or solved yet to read */
-#define STEEL_ERROR_INTERNAL (-9)           /* a bug in Steel; the message says where */
+#define STEEL_ERROR_INTERNAL (-9)           /* a bug, or a CUDA context in an error state */
 #define STEEL_ERROR_NO_DEVICE (-10)         /* CUDA backend built, but no usable CUDA device (or driver) */
 
 /* Static, never NULL text for a status ("invalid argument", ...). Thread-safe. */
@@ -126,8 +126,9 @@ static inline void steel_batch_desc_default(steel_batch_desc* out) {
  * On success *out is the new handle; on failure *out is the null handle.
  * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision,
  * thread_count above 256, reserved0 not 0), ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA
- * backend not built into this library),
- * NO_DEVICE (CUDA built, but no device or driver: the message gives the CUDA runtime's words),
+ * backend not built into this library), NO_DEVICE (CUDA built, but no device, no or too old a
+ * driver, or no code in this build for the device: the message gives the CUDA runtime's words),
+ * INTERNAL (a device was seen but its CUDA context is in an error state: restart the process),
  * OUT_OF_MEMORY (also when the system refuses one of the thread_count - 1 worker threads; the
  * ones already started are stopped). A CUDA batch solves on the device and mirrors its results
  * to the host, so every function of this header works on it; see also the device-pointer
@@ -406,7 +407,8 @@ STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path
  * On failure *out is the null handle and the message says what is wrong and where.
  * Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot), UNSUPPORTED
  * (the snapshot's backend is not built into this library), NO_DEVICE (a CUDA snapshot, CUDA
- * built but no device found), OUT_OF_MEMORY (also: the rows do not fit on the device). */
+ * built but no usable device found), INTERNAL (a CUDA snapshot in a process whose CUDA context is
+ * in an error state), OUT_OF_MEMORY (also: the rows do not fit on the device). */
 STEEL_API steel_status steel_batch_load_memory(uint32_t abi_version, const void* data, uint64_t size,
                                                steel_batch* out);
 
