@@ -8,7 +8,7 @@ namespace steel::scene {
 
 namespace {
 
-// A pivot below this fraction of the system's largest entry is treated as zero.
+// A pivot below this fraction of the system's largest diagonal entry is treated as zero.
 constexpr double kPivotFloor = 1e-13;
 
 // LU factorization with partial pivoting of the row-major n x n `a` in place; pivot[k] is the
@@ -91,12 +91,55 @@ void add_gyroscopic_derivative(const ArticulationModel& model, const Kinematics&
     }
 }
 
+void add_velocity_product_derivative(const ArticulationModel& model, const Kinematics& kin,
+                                     const double* qd, double scale, double* out,
+                                     ImplicitVelocityScratch& scratch) {
+    const uint32_t n = model.dof_count();
+    // c is quadratic in qd, so a central difference is its derivative for any step h up to
+    // rounding; a step of the order of the velocities keeps that rounding at a few ulps of D.
+    double largest = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        largest = std::max(largest, std::fabs(qd[k]));
+    const double h = largest + 1;
+    const std::vector<Spatial> no_external_force;
+    std::vector<double>& probe = scratch.probe;
+    std::vector<double>& up = scratch.up;
+    std::vector<double>& down = scratch.down;
+    probe.assign(qd, qd + n);
+    up.resize(n);
+    down.resize(n);
+    for (uint32_t k = 0; k < n; ++k) {
+        const double high = qd[k] + h, low = qd[k] - h;
+        probe[k] = high;
+        inverse_dynamics(model, kin, probe.data(), nullptr, {}, no_external_force, up.data(),
+                         scratch.dynamics);
+        probe[k] = low;
+        inverse_dynamics(model, kin, probe.data(), nullptr, {}, no_external_force, down.data(),
+                         scratch.dynamics);
+        probe[k] = qd[k];
+        const double factor = scale / (high - low);
+        for (uint32_t i = 0; i < n; ++i)
+            out[size_t(i) * n + k] += factor * (up[i] - down[i]);
+    }
+}
+
+bool free_body_at_com(const ArticulationModel& model) {
+    if (model.joints.size() != 1 || model.joints[0].type != JointType::free) return false;
+    const Vec3 origin = model.joints[0].child_frame.position, com = model.bodies[0].com;
+    return origin.x == com.x && origin.y == com.y && origin.z == com.z;
+}
+
 bool solve_implicit_velocity(const ArticulationModel& model, const Kinematics& kin,
                              const double* qd, const std::vector<double>& augmented_mass, double dt,
                              double* force, ImplicitVelocityScratch& scratch) {
     const uint32_t n = model.dof_count();
     scratch.system.assign(augmented_mass.begin(), augmented_mass.begin() + long(n) * n);
-    add_gyroscopic_derivative(model, kin, qd, dt, scratch.system.data(), scratch);
+    // A free body jointed at its com has no velocity products but its gyroscopic torque: D is
+    // G, exactly and in closed form.
+    if (free_body_at_com(model))
+        add_gyroscopic_derivative(model, kin, qd, dt, scratch.system.data(), scratch);
+    else
+        add_velocity_product_derivative(model, kin, qd, dt, scratch.system.data(), scratch);
     scratch.pivot.resize(n);
     if (!lu_factor(scratch.system.data(), n, scratch.pivot.data())) return false;
     lu_solve(scratch.system.data(), n, scratch.pivot.data(), force);
