@@ -56,6 +56,13 @@ TEST_CASE("classification follows the requested path and the dense size limit") 
     CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) == STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 12) == STEEL_PATH_DENSE);
+    // AUTO's bounds (impl/classify.hpp): at most kDenseAutoMaxRows = 4 rows, whatever L, and
+    // 5m <= 2L.
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 64) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 5, 5 * 64) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 24, 24 * 64) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 10) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 9) == STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
 }
 

@@ -700,7 +700,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::printf("Columns: path = the solver path the world was classified to (dense: worlds of at "
-                "most 24 rows\n"
+                "most 4 rows\n"
                 "whose rows are long enough, see docs/guide.md); sweeps = Gauss-Seidel sweeps run; "
                 "residual =\n"
                 "the last sweep's largest |d_i * (lambda_i' - lambda_i)| (units of J.v); converged "
