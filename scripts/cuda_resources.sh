@@ -20,9 +20,10 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEEL_CUDA=ON -DSTEEL_BUILD_
 make -C "$build" impl/cuda/device_batch.cu.o 2>&1 | grep -E '^ptxas (info|warning)|bytes stack frame' >"$build/ptxas.txt"
 
 # Occupancy from registers alone: an SM has 65,536 registers, handed to warps in units of 256,
-# and holds at most 64 warps, in whole blocks: every launch but the precision conversions runs
-# blocks of 4 warps (kernel_launches.cuh).
-echo "| kernel | registers | stack bytes | spill stores / loads | warps per SM (registers, 4-warp blocks) |"
+# and holds at most 64 warps, in whole blocks. Blocks are 4 warps but for the thread-per-world
+# propagation kernel's 1 (kThreadKernelBlock) and the precision conversions' 8
+# (kGridStrideThreads; kernel_launches.cuh).
+echo "| kernel | registers | stack bytes | spill stores / loads | warps per SM (registers, whole blocks) |"
 echo "|---|---|---|---|---|"
 awk '
     /Compiling entry function/ { name = $0; sub(/.*function .\047?/, "", name); sub(/\047 for.*/, "", name) }
@@ -30,7 +31,8 @@ awk '
     /Used [0-9]+ registers/ {
         for (i = 1; i <= NF; ++i) if ($(i + 1) == "registers,") regs = $i
         unit = int((regs * 32 + 255) / 256) * 256
-        warps = int(65536 / unit / 4) * 4; if (warps > 64) warps = 64
+        block = name ~ /propagation_thread_kernel/ ? 1 : name ~ /convert_kernel/ ? 8 : 4
+        warps = int(65536 / unit / block) * block; if (warps > 64) warps = 64
         print name ";" regs ";" stack ";" spill ";" warps
     }' "$build/ptxas.txt" |
     while IFS=';' read -r name regs stack spill warps; do
