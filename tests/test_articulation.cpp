@@ -27,8 +27,9 @@ Quat random_quat(std::mt19937_64& rng) {
                        scenes::normal01(rng)});
 }
 
-// A random tree: a free root, then revolute, prismatic and ball joints on random parents.
-ArticulationModel random_tree(std::mt19937_64& rng, uint32_t count) {
+// A random tree: a free root, then revolute, prismatic and ball joints on random parents; with
+// every_type also fixed and free joints below the root.
+ArticulationModel random_tree(std::mt19937_64& rng, uint32_t count, bool every_type = false) {
     ArticulationModel model;
     for (uint32_t i = 0; i < count; ++i) {
         BodyModel body;
@@ -48,7 +49,9 @@ ArticulationModel random_tree(std::mt19937_64& rng, uint32_t count) {
         } else {
             const JointType kinds[] = {JointType::revolute, JointType::prismatic, JointType::ball,
                                        JointType::revolute};
-            joint.type = kinds[rng() % 4];
+            const JointType all[] = {JointType::revolute, JointType::prismatic, JointType::ball,
+                                     JointType::free, JointType::fixed};
+            joint.type = every_type ? all[rng() % 5] : kinds[rng() % 4];
             joint.parent = int32_t(rng() % i);
         }
         const Vec3 axis = random_vec(rng, 1.0);
@@ -115,6 +118,36 @@ double quadratic(const std::vector<double>& h, const std::vector<double>& x) {
         for (size_t j = 0; j < n; ++j)
             sum += x[i] * h[i * n + j] * x[j];
     return sum;
+}
+
+// D = dc/dqd by central differences of inverse dynamics without gravity, external forces or
+// accelerations (scale * D added to the row-major n x n `out`): what scene mode took before the
+// forward-mode derivative, exact up to rounding since c is quadratic in qd.
+void central_difference_velocity_product_derivative(const ArticulationModel& model,
+                                                    const Kinematics& kin, const double* qd,
+                                                    double scale, double* out) {
+    const uint32_t n = model.dof_count();
+    // A step of the order of the velocities keeps the rounding at a few ulps of D.
+    double largest = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        largest = std::max(largest, std::fabs(qd[k]));
+    const double h = largest + 1;
+    const std::vector<Spatial> no_external_force;
+    DynamicsScratch dynamics;
+    std::vector<double> probe(qd, qd + n), up(n), down(n);
+    for (uint32_t k = 0; k < n; ++k) {
+        const double high = qd[k] + h, low = qd[k] - h;
+        probe[k] = high;
+        inverse_dynamics(model, kin, probe.data(), nullptr, {}, no_external_force, up.data(),
+                         dynamics);
+        probe[k] = low;
+        inverse_dynamics(model, kin, probe.data(), nullptr, {}, no_external_force, down.data(),
+                         dynamics);
+        probe[k] = qd[k];
+        const double factor = scale / (high - low);
+        for (uint32_t i = 0; i < n; ++i)
+            out[size_t(i) * n + k] += factor * (up[i] - down[i]);
+    }
 }
 
 } // namespace
@@ -363,4 +396,55 @@ TEST_CASE(
         }
         CHECK(worst < 1e-13 * largest);
     }
+}
+
+TEST_CASE("the forward-mode velocity-product derivative D of random trees of every joint type "
+          "equals central differences of inverse dynamics, and D qd = 2 c") {
+    // Trees with revolute, prismatic, ball, free and fixed joints on random parents (not listed
+    // depth-first, so subtrees are not ranges), one scratch reused across trees of varying size.
+    std::mt19937_64 rng(53);
+    ImplicitVelocityScratch scratch;
+    double worst_ratio = 0, worst_product_ratio = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        const ArticulationModel model = random_tree(rng, 1 + uint32_t(trial % 12), true);
+        const Kinematics kin = forward_kinematics(model, random_q(model, rng));
+        const uint32_t n = model.dof_count();
+        std::vector<double> qd(n);
+        for (double& v : qd)
+            v = uniform(rng, -5, 5);
+        // Added to a nonzero `out` with a scale, as the step does.
+        std::vector<double> derivative(size_t(n) * n, 0.0), reference(size_t(n) * n, 0.0);
+        for (size_t i = 0; i < derivative.size(); ++i)
+            derivative[i] = reference[i] = uniform(rng, -1, 1);
+        const double scale = 0.75;
+        add_velocity_product_derivative(model, kin, qd.data(), scale, derivative.data(), scratch);
+        central_difference_velocity_product_derivative(model, kin, qd.data(), scale,
+                                                       reference.data());
+        double worst = 0, largest = 0;
+        for (size_t i = 0; i < derivative.size(); ++i) {
+            worst = std::max(worst, std::fabs(derivative[i] - reference[i]));
+            largest = std::max(largest, std::fabs(reference[i]));
+        }
+        CHECK(largest > 0.1);
+        CHECK(worst < 1e-10 * largest);
+        worst_ratio = std::max(worst_ratio, worst / largest);
+        // D qd = 2 c, with D alone.
+        std::vector<double> alone(size_t(n) * n, 0.0);
+        add_velocity_product_derivative(model, kin, qd.data(), 1.0, alone.data(), scratch);
+        const std::vector<double> bias =
+            inverse_dynamics(model, kin, qd, std::vector<double>(n, 0.0), {}, {});
+        double product_worst = 0, bias_largest = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            double product = 0;
+            for (uint32_t k = 0; k < n; ++k)
+                product += alone[size_t(i) * n + k] * qd[k];
+            product_worst = std::max(product_worst, std::fabs(product - 2 * bias[i]));
+            bias_largest = std::max(bias_largest, std::fabs(bias[i]));
+        }
+        CHECK(bias_largest > 0.1);
+        CHECK(product_worst < 1e-12 * bias_largest);
+        worst_product_ratio = std::max(worst_product_ratio, product_worst / bias_largest);
+    }
+    MESSAGE("worst |D - central| / max |central| ", worst_ratio, ", worst |D qd - 2c| / max |c| ",
+            worst_product_ratio);
 }

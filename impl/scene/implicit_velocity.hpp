@@ -7,8 +7,8 @@
 // Bullet's implicit-gyroscopic step carried over to the whole tree. For a free body jointed at
 // its com (every standalone dynamic body) c is the gyroscopic torque w x Ic w alone and D is
 // G = Jw^T ([w]x Ic - [Ic w]x) Jw in closed form, Jw the body's angular Jacobian; for any other
-// articulation D is central differences of inverse dynamics without gravity or external forces,
-// exact up to rounding since c is quadratic in qd.
+// articulation D is the exact derivative of inverse dynamics without gravity or external
+// forces, by forward-mode differentiation that visits each column's subtree and ancestors only.
 //
 // Why: explicit in c, a body spinning near a principal axis gains energy every step (its wobble
 // grows by about sqrt(1 + (w dt)^2) per step): a box tumbling at 10 rad/s with dt = 1/60 went
@@ -45,12 +45,17 @@ namespace steel::scene {
 
 // Arrays the step reuses across articulations and uploads, so that it allocates nothing.
 struct ImplicitVelocityScratch {
-    std::vector<double> system;          // n x n: H~ + dt D, then its LU factors
-    std::vector<uint32_t> pivot;         // LU row swaps
-    std::vector<uint32_t> path;          // the DOFs that turn one body
-    std::vector<Vec3> columns;           // their angular columns
-    std::vector<double> probe, up, down; // velocities and forces of the central differences
-    DynamicsScratch dynamics;
+    std::vector<double> system;  // n x n: H~ + dt D, then its LU factors
+    std::vector<uint32_t> pivot; // LU row swaps
+    std::vector<uint32_t> path;  // the DOFs that turn one body
+    std::vector<Vec3> columns;   // their angular columns
+    // The velocity-product derivative's base point per body (velocity, joint rate, I v, joint
+    // origin velocity), its tangents per body, and one joint's subtree.
+    std::vector<Spatial> velocity, joint_rate, momentum;
+    std::vector<Vec3> origin_velocity;
+    std::vector<Spatial> tangent_acceleration, tangent_force;
+    std::vector<uint32_t> subtree;
+    std::vector<uint8_t> inside;
     std::vector<uint8_t> connected; // per articulation of a world: a connect row touches it
 };
 
@@ -62,7 +67,10 @@ void add_gyroscopic_derivative(const ArticulationModel& model, const Kinematics&
 
 // Adds scale * D (row-major n x n) at velocities qd to `out`: D = dc/dqd is the derivative of
 // the velocity-product forces c(q, qd) (inverse dynamics without gravity, external forces or
-// accelerations), by central differences, exact up to rounding since c is quadratic in qd.
+// accelerations), exactly, by one forward-mode (tangent) pass of that inverse dynamics per
+// column: the column of a DOF of body j visits only j's subtree and its ancestors, where the
+// central differences this replaced ran 2 whole passes per column (tests/test_articulation.cpp
+// keeps them as the reference).
 void add_velocity_product_derivative(const ArticulationModel& model, const Kinematics& kin,
                                      const double* qd, double scale, double* out,
                                      ImplicitVelocityScratch& scratch);
