@@ -402,10 +402,9 @@ TEST_CASE("scene upload rejects bad input with the world, item and field, and ch
 }
 
 TEST_CASE("augmented and row drives reach the same motion for a PD-driven joint") {
-    // A two-link arm under gravity, both joints PD-driven toward targets.
-    const auto arm = [](int32_t mode, double dt) {
+    // A two-link arm under gravity, both joints PD-driven toward targets, stepped 120 times.
+    const auto simulate = [](int32_t mode, std::vector<double>* drive_impulse) {
         SceneBuilder builder;
-        builder.dt = dt;
         builder.drive_mode = mode;
         builder.begin_world();
         BodySpec link = pendulum_link(0.5, 0.2, 0.0);
@@ -419,68 +418,32 @@ TEST_CASE("augmented and row drives reach the same motion for a PD-driven joint"
         link.drive_target_position = -0.5;
         link.drive_target_velocity = 0.1;
         builder.add_body(link);
-        return builder;
-    };
-    // One step from (q, qd): the integrated positions and new velocities.
-    const auto step = [](SceneBuilder& builder, std::vector<double>& q, std::vector<double>& qd,
-                         std::vector<double>* drive_impulse) {
-        builder.set_state(q, qd);
-        steel_batch_desc desc;
-        steel_batch_desc_default(&desc);
-        steel_batch batch{};
-        REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-        steel_solve_options options;
-        steel_solve_options_default(&options);
-        options.iterations = 400;
-        options.enable_bilateral_preelimination = 0;
-        REQUIRE_OK(steel_batch_set_options(batch, &options));
-        const steel_scene_desc scene = builder.desc();
-        REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-        REQUIRE_OK(steel_batch_solve(batch));
-        q = test::read_doubles(batch, steel_batch_read_integrated_positions);
-        qd = test::read_doubles(batch, steel_batch_read_joint_velocities);
-        *drive_impulse = test::read_doubles(batch, steel_batch_read_drive_impulses);
-        REQUIRE_OK(steel_batch_destroy(batch));
-    };
-    // Stepped 120 times; the state after 20 (the arm mid-swing) kept in `swinging`.
-    std::pair<std::vector<double>, std::vector<double>> swinging;
-    const auto simulate = [&](int32_t mode, std::vector<double>* drive_impulse) {
-        SceneBuilder builder = arm(mode, kDt);
         std::vector<double> q = builder.position, qd = builder.velocity;
         for (uint32_t step_index = 0; step_index < 120; ++step_index) {
-            if (step_index == 20) swinging = {q, qd};
-            step(builder, q, qd, drive_impulse);
+            builder.set_state(q, qd);
+            steel_batch_desc desc;
+            steel_batch_desc_default(&desc);
+            steel_batch batch{};
+            REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
+            steel_solve_options options;
+            steel_solve_options_default(&options);
+            options.iterations = 400;
+            options.enable_bilateral_preelimination = 0;
+            REQUIRE_OK(steel_batch_set_options(batch, &options));
+            const steel_scene_desc scene = builder.desc();
+            REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+            REQUIRE_OK(steel_batch_solve(batch));
+            q = test::read_doubles(batch, steel_batch_read_integrated_positions);
+            qd = test::read_doubles(batch, steel_batch_read_joint_velocities);
+            *drive_impulse = test::read_doubles(batch, steel_batch_read_drive_impulses);
+            REQUIRE_OK(steel_batch_destroy(batch));
         }
         return q;
     };
     std::vector<double> augmented_impulse, row_impulse;
-    const std::vector<double> rows = simulate(STEEL_DRIVE_MODE_ROWS, &row_impulse);
     const std::vector<double> augmented = simulate(STEEL_DRIVE_MODE_AUGMENTED, &augmented_impulse);
-    // With the explicit step the two modes are one formulation (the drive row's soft impulse
-    // through H~^-1 is the augmented H~'s solve, by Woodbury): they agreed to 1e-16. The implicit
-    // velocity step (impl/scene/implicit_velocity.hpp) parts them: an augmented drive's force
-    // goes through (H~ + dt D)^-1, a drive row's impulse through H~^-1 (Y is left alone), so a
-    // step differs by about dt^2 H~^-1 D times the drives' acceleration. Measured: about
-    // 8e-4 rad apart while the arm swings fastest (steps 10 to 20), then closer as both settle on
-    // the same targets (D vanishes with qd): 1.5e-8 rad at step 120. The bound is 3x that.
-    CHECK(test::max_abs_diff(augmented, rows) < 5e-8);
-    // That it is the step's dt^2 term: one step from the same swinging state differs in qd by
-    // 1.6e-4 at dt = 1/60 and 2.6e-5 at dt = 1/240, falling faster than dt (second order once
-    // dt kd, 0.33 at 1/60, is small next to the arm's inertia).
-    const auto one_step_difference = [&](double dt) {
-        std::vector<double> qa = swinging.first, va = swinging.second, qr = qa, vr = va, unused;
-        SceneBuilder augmented_arm = arm(STEEL_DRIVE_MODE_AUGMENTED, dt),
-                     row_arm = arm(STEEL_DRIVE_MODE_ROWS, dt);
-        step(augmented_arm, qa, va, &unused);
-        step(row_arm, qr, vr, &unused);
-        return test::max_abs_diff(va, vr);
-    };
-    const double coarse = one_step_difference(kDt), fine = one_step_difference(kDt / 4);
-    MESSAGE("augmented and row drives: " << test::max_abs_diff(augmented, rows)
-                                         << " rad apart after 120 steps; one step's qd " << coarse
-                                         << " apart at dt = 1/60, " << fine << " at 1/240");
-    CHECK(coarse < 1e-3);                           // 6x the measured
-    CHECK(fine < coarse / 4 + 1e-15);               // (or both at rounding)
+    const std::vector<double> rows = simulate(STEEL_DRIVE_MODE_ROWS, &row_impulse);
+    CHECK(test::max_abs_diff(augmented, rows) < 1e-8);
     CHECK(test::max_abs(augmented_impulse) == 0.0); // no rows in augmented mode
     CHECK(test::max_abs(row_impulse) > 0.0);
     CHECK(augmented[0] == doctest::Approx(0.8).epsilon(0.05)); // near its target, against gravity

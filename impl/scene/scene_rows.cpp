@@ -595,15 +595,6 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
     const size_t velocity0 = out.unconstrained_velocity.size();
     out.unconstrained_velocity.resize(velocity0 + dof);
     scratch.factor.resize(articulations.size());
-    // The articulations a connect row touches keep the explicit step (implicit_velocity.hpp
-    // says why). The connects' bodies are checked with their rows below: one out of range here
-    // marks nothing.
-    std::vector<uint8_t>& connected = scratch.implicit_velocity.connected;
-    connected.assign(articulations.size(), 0);
-    for (uint64_t g = connect_offset[w]; g < connect_offset[w + 1]; ++g)
-        for (const int32_t body : {d.connect_body_a[g], d.connect_body_b[g]})
-            if (body >= 0 && body < int32_t(body_count))
-                connected[size_t(body_articulation[size_t(body)])] = 1;
     for (size_t a = 0; a < articulations.size(); ++a) {
         ArticulationRecord& art = articulations[a];
         std::vector<double>& factor = scratch.factor[a];
@@ -652,13 +643,12 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
             }
             force[k] = f;
         }
-        // The velocity products are taken one Newton step implicitly (implicit_velocity.hpp),
-        // but for an articulation jointed to others or itself by a connect row (a standalone
-        // dynamic body keeps its implicit gyroscopic torque); at rest they and their derivative
-        // vanish: the explicit step.
+        // A free body's gyroscopic torque is taken implicitly (implicit_velocity.hpp says why
+        // only a free body's); at rest it and its derivative vanish: the explicit step.
+        const bool free_body =
+            art.model.joints.size() == 1 && art.model.joints[0].type == JointType::free;
         const bool moving = std::any_of(qd, qd + n, [](double v) { return v != 0; });
-        const bool eligible = !connected[a] || free_body_at_com(art.model);
-        const bool implicit = moving && eligible &&
+        const bool implicit = free_body && moving &&
                               solve_implicit_velocity(art.model, art.kinematics, qd, factor, d.dt,
                                                       force.data(), scratch.implicit_velocity);
         if (!cholesky(factor, n))
