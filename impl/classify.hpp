@@ -15,16 +15,16 @@ namespace steel {
 // 2m flops instead of the general sweep's 4L + 8. So the dense path can only win while m is
 // small next to L.
 //
-// bench/bench_sweep measured where it stops paying off (bench/RESULTS.md, "The threshold": one
-// thread, CPU time, float32 and float64, L = 6 to 64, m = 4 to 256, 2-core AMD EPYC VM). Since
-// the general sweep runs on SIMD registers and the dense path's A is still built from scalar dot
-// products, dense wins only at the smallest worlds, at 20 sweeps per solve and at the default 50
-// alike. Its speed over the general sweep's at m = 4 was 0.77 to 1.39 (dense faster in 15 of the
-// 32 cells of L, precision and sweep count), at m = 8 0.65 to 1.20 (4 of 32), at m = 16 0.47 to
-// 0.96 (none), and at m = 24, L = 64, the old rule's largest dense world, 0.52 to 0.72. Hence at
-// most 4 rows, and m <= 0.4 L (5m <= 2L) as before, which keeps m = 4 worlds of short rows (dense
-// 0.77 to 1.39 there too) on the general sweep. The same rule classifies on the GPU, where it has
-// not been measured.
+// bench/bench_sweep measured where it stops paying off (bench/RESULTS.md, "The threshold again, for
+// the SIMD sweep": one thread, CPU time, float32 and float64, L = 6 to 64, m = 4 to 256, 2-core AMD
+// EPYC VM). Since the general sweep runs on SIMD registers and the dense path's A is still built
+// from scalar dot products, dense wins only at the smallest worlds, at 20 sweeps per solve and at
+// the default 50 alike. Its speed over the general sweep's at m = 4 was 0.77 to 1.39 (dense faster
+// in 15 of the 32 cells of L, precision and sweep count), at m = 8 0.65 to 1.20 (4 of 32), at
+// m = 16 0.47 to 0.96 (none), and at m = 24, L = 64, the old rule's largest dense world, 0.52 to
+// 0.72. Hence at most 4 rows, and m <= 0.4 L (5m <= 2L) as before, which keeps m = 4 worlds of
+// short rows (dense 0.77 to 1.39 there too) on the general sweep. The same rule classifies on the
+// GPU, where it has not been measured.
 constexpr uint32_t kDenseAutoMaxRows = 4;
 
 STEEL_HOST_DEVICE inline int32_t classify_world(int32_t requested_path, uint32_t row_count, uint64_t value_count) {
