@@ -171,12 +171,13 @@ template <class Real> std::vector<Real> random_vector(uint32_t n, std::mt19937_6
 }
 
 // row_kernels.hpp's canonical order, one value at a time: kDotLanes partial sums over each
-// block's whole chunks, an in-order tail sum over the rest, the pairwise tree, then the tail.
+// block's whole chunks, kTailSums tail sums over the rest (value j of a block's tail to tail sum
+// j mod kTailSums), the pairwise tree, then the tail sums' total.
 template <class Real>
 Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real* x) {
     constexpr uint32_t lanes = steel::simd::kDotLanes<Real>;
     Real partial[lanes] = {};
-    Real tail = 0;
+    Real tail_sum[steel::simd::kTailSums] = {};
     bool whole_chunk = false;
     const Real* value = rows.jacobian + rows.value_offset[row];
     for (uint32_t block = 0; block < 2; ++block) {
@@ -186,10 +187,12 @@ Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real*
         for (; k + lanes <= length; k += lanes, whole_chunk = true)
             for (uint32_t l = 0; l < lanes; ++l)
                 partial[l] = partial[l] + value[k + l] * xs[k + l];
-        for (; k < length; ++k)
-            tail = tail + value[k] * xs[k];
+        for (uint32_t j = 0; k < length; ++k, ++j)
+            tail_sum[j % steel::simd::kTailSums] =
+                tail_sum[j % steel::simd::kTailSums] + value[k] * xs[k];
         value += length;
     }
+    const Real tail = (tail_sum[0] + tail_sum[2]) + (tail_sum[1] + tail_sum[3]);
     if (!whole_chunk) return tail;
     for (uint32_t half = lanes / 2; half > 0; half /= 2)
         for (uint32_t l = 0; l < half; ++l)

@@ -85,7 +85,7 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
         const Real c = r == 0 ? (own_c == zero ? params.contact_regularization : own_c) : own_c;
         const Real d = c > zero ? jy + c : jy + params.cfm;
         const Real soft = error + c * lambda[r];
-        Real x = lambda[r] - soft / d;
+        Real x = lambda[r] - soft * (Real(1) / d);
         if (r == 0) {
             x = x < zero ? zero : x;
         } else {

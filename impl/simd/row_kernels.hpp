@@ -8,21 +8,22 @@
 //   - kDotLanes = 8 partial sums (a zmm register of doubles, a ymm of floats), all +0 at first;
 //   - each block is cut into whole chunks of kDotLanes values from its own start; value k of a
 //     chunk adds J*x to partial sum k; block 0's chunks, then block 1's;
-//   - the values after a block's last whole chunk (fewer than kDotLanes) add J*x one at a time,
-//     in order, to a separate tail sum, +0 at first: block 0's, then block 1's;
-//   - with no whole chunk in the row, the result is the tail sum. Otherwise the partial sums are
-//     added pairwise, lane l with lane l + kDotLanes/2, then l with l + kDotLanes/4, down to one,
-//     and the tail sum is added last.
+//   - the values after a block's last whole chunk (fewer than kDotLanes) are its tail: value j
+//     of a block's tail adds J*x to tail sum j mod kTailSums (4 tail sums, +0 at first, kept
+//     apart from the partial sums), in order: block 0's tail, then block 1's;
+//   - the tail is (tail0 + tail2) + (tail1 + tail3). With no whole chunk in the row, the result
+//     is the tail. Otherwise the partial sums are added pairwise, lane l with lane
+//     l + kDotLanes/2, then l with l + kDotLanes/4, down to one, and the tail is added last.
 // Every step is one IEEE multiply or add (the kernels are compiled with -ffp-contract=off: no
 // FMA), so one wide register, two or four narrower ones, or a scalar loop all get the same bits.
-// Tails are scalar rather than zero-padded and masked: short rows (6 values for a free body) then
-// cost what the portable loop costs, and no wide load reads values that the previous row's update
-// stored in narrower pieces (such a load is not forwarded from the stores and waits for them).
+// Tails are scalar rather than zero-padded and masked: no wide load reads values that the previous
+// row's update stored in narrower pieces (such a load is not forwarded from the stores and waits
+// for them). They go to four sums rather than one so that a short row (6 values a free body) is
+// not one chain of dependent adds: in the serial sweep the next row often waits for this one.
 //
 // The update v += Y step rounds each element on its own, so it equals the portable row_axpy
-// exactly. Rows shorter than kDotLanes (per block) sum exactly as the portable row_dot does; longer
-// rows sum in another order than its left-to-right one, so the CPU's general sweep and the
-// portable one agree to rounding, not bit for bit.
+// exactly. The dot product sums in another order than the portable row_dot's left-to-right one,
+// so the CPU's general sweep and the portable one agree to rounding, not bit for bit.
 #pragma once
 
 #include "../solve_params.hpp"
@@ -35,6 +36,8 @@ namespace steel::simd {
 
 // The same for both precisions: 16 float lanes would leave rows of 8 to 15 values all tail.
 template <class Real> constexpr uint32_t kDotLanes = 8;
+// The tail sums of the canonical order.
+constexpr uint32_t kTailSums = 4;
 
 // On the instruction set in use (simd_isa.hpp). The sweep and velocity_from_impulses are what the
 // solver calls; row_dot and row_axpy are here for the tests.
