@@ -36,8 +36,7 @@ template <class Real> STEEL_HOST_DEVICE Real row_rate(PropagationWorld<Real>& wo
         if (set.term_body[t] >= 0) {
             Real velocity[6];
             world.walk.body_velocity(set.term_body[t], velocity);
-            for (int r = 0; r < 6; ++r)
-                sum += term[r] * velocity[r];
+            sum += dot6(term, velocity); // a tree of adds: the next row waits for this one
         } else {
             sum += term[0] * world.walk.joint_rate(set.term_dof[t]);
         }

@@ -32,6 +32,14 @@ template <class Real> struct WalkScratch {
     }
 };
 
+// a . b over 6 values as a tree of adds, ((0 1) (2 3)) (4 5): the walks go level by level, each
+// waiting for the one before, and a left-to-right sum would put 6 dependent adds on that chain
+// at every level.
+template <class Real> STEEL_HOST_DEVICE inline Real dot6(const Real* a, const Real* b) {
+    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) +
+           (a[4] * b[4] + a[5] * b[5]);
+}
+
 template <class Real> struct TreeWalk {
     PropagationView<Real> set;
     uint32_t body0;      // the world's first global tree body
@@ -81,9 +89,8 @@ template <class Real> struct TreeWalk {
         if (count == 1) { // revolute and prismatic joints: the same arithmetic, unrolled
             const Real* sa = s(first);
             const Real* ua = u(first);
-            Real value = joint_impulse[first];
-            for (int r = 0; r < 6; ++r)
-                value -= sa[r] * pj[r] + ua[r] * dv_parent[r];
+            // The S.p part first: it does not wait for the parent's dv.
+            const Real value = (joint_impulse[first] - dot6(sa, pj)) - dot6(ua, dv_parent);
             dqd[0] = Real(0) + set.d_inverse[set.d_inverse_offset[size_t(j)]] * value;
             return;
         }
@@ -91,10 +98,7 @@ template <class Real> struct TreeWalk {
         for (uint32_t a = 0; a < count; ++a) {
             const Real* sa = s(first + a);
             const Real* ua = u(first + a);
-            Real value = joint_impulse[first + a];
-            for (int r = 0; r < 6; ++r)
-                value -= sa[r] * pj[r] + ua[r] * dv_parent[r];
-            rhs[a] = value;
+            rhs[a] = (joint_impulse[first + a] - dot6(sa, pj)) - dot6(ua, dv_parent);
         }
         const Real* d = set.d_inverse + set.d_inverse_offset[size_t(j)];
         for (uint32_t a = 0; a < count; ++a) {
@@ -164,24 +168,15 @@ template <class Real> struct TreeWalk {
             const uint32_t first = set.dof_first[size_t(j)], count = set.dof_count[size_t(j)];
             const Real* d = set.d_inverse + set.d_inverse_offset[size_t(j)];
             if (count == 1) { // the same arithmetic as below, unrolled
-                const Real* sa = s(first);
-                Real value = 0;
-                for (int r = 0; r < 6; ++r)
-                    value += sa[r] * delta[r];
-                const Real coefficient = Real(0) + d[0] * value;
+                const Real coefficient = Real(0) + d[0] * dot6(s(first), delta);
                 const Real* ua = u(first);
                 for (int r = 0; r < 6; ++r)
                     delta[r] -= ua[r] * coefficient;
                 continue;
             }
             Real st[6];
-            for (uint32_t a = 0; a < count; ++a) {
-                const Real* sa = s(first + a);
-                Real value = 0;
-                for (int r = 0; r < 6; ++r)
-                    value += sa[r] * delta[r];
-                st[a] = value;
-            }
+            for (uint32_t a = 0; a < count; ++a)
+                st[a] = dot6(s(first + a), delta);
             for (uint32_t a = 0; a < count; ++a) {
                 Real coefficient = 0; // (D^-1 S^T delta)_a
                 for (uint32_t b = 0; b < count; ++b)
