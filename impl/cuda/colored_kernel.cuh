@@ -77,10 +77,14 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
         const Real bias = plan.bias[row_at], jy = plan.jy[row_at],
                    own_c = plan.regularization[row_at];
         const size_t values = (size_t(pack) * 3 + r) * 2 * 6 * L + l;
+        // Each side's six products as a tree of adds, as the CPU's packs and row_rate sum them.
         Real error = zero;
-        for (uint32_t side = 0; side < 2; ++side)
+        for (uint32_t side = 0; side < 2; ++side) {
+            Real t[6];
             for (uint32_t k = 0; k < 6; ++k)
-                error += plan.jacobian[values + (side * 6 + k) * L] * v[side][k];
+                t[k] = plan.jacobian[values + (side * 6 + k) * L] * v[side][k];
+            error += ((t[0] + t[1]) + (t[2] + t[3])) + (t[4] + t[5]);
+        }
         error = error + bias;
         const Real c = r == 0 ? (own_c == zero ? params.contact_regularization : own_c) : own_c;
         const Real d = c > zero ? jy + c : jy + params.cfm;
