@@ -9,6 +9,7 @@
 
 #include "../colored/colored_plan.hpp"
 #include "../row_update.hpp"
+#include "../sum6.hpp"
 #include "warp_rows.cuh"
 
 namespace steel::cuda {
@@ -77,13 +78,13 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
         const Real bias = plan.bias[row_at], jy = plan.jy[row_at],
                    own_c = plan.regularization[row_at];
         const size_t values = (size_t(pack) * 3 + r) * 2 * 6 * L + l;
-        // Each side's six products as a tree of adds, as the CPU's packs and row_rate sum them.
+        // Each side's six products in sum6's order, as the CPU's packs and row_rate sum them.
         Real error = zero;
         for (uint32_t side = 0; side < 2; ++side) {
             Real t[6];
             for (uint32_t k = 0; k < 6; ++k)
                 t[k] = plan.jacobian[values + (side * 6 + k) * L] * v[side][k];
-            error += ((t[0] + t[1]) + (t[2] + t[3])) + (t[4] + t[5]);
+            error += sum6(t);
         }
         error = error + bias;
         const Real c = r == 0 ? (own_c == zero ? params.contact_regularization : own_c) : own_c;

@@ -26,7 +26,7 @@ template <class Real> STEEL_HOST_DEVICE Real row_rate(PropagationWorld<Real>& wo
         const uint32_t length = rows.block_length[2 * i + block];
         if (immediate & (1u << block)) {
             const Real* x = world.walk.velocity + rows.block_offset[2 * i + block];
-            if (length == 6) { // a free body: a tree of adds, as the colored packs sum it
+            if (length == 6) { // a free body: summed as the colored packs sum it (sum6.hpp)
                 sum += dot6(value, x);
             } else {
                 for (uint32_t k = 0; k < length; ++k)
@@ -40,7 +40,7 @@ template <class Real> STEEL_HOST_DEVICE Real row_rate(PropagationWorld<Real>& wo
         if (set.term_body[t] >= 0) {
             Real velocity[6];
             world.walk.body_velocity(set.term_body[t], velocity);
-            sum += dot6(term, velocity); // a tree of adds: the next row waits for this one
+            sum += dot6(term, velocity);
         } else {
             sum += term[0] * world.walk.joint_rate(set.term_dof[t]);
         }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "../host_device.hpp"
+#include "../sum6.hpp"
 #include "propagation_view.hpp"
 
 #include <cstdint>
@@ -31,14 +32,6 @@ template <class Real> struct WalkScratch {
         if (path.size() < depth) path.resize(depth);
     }
 };
-
-// a . b over 6 values as a tree of adds, ((0 1) (2 3)) (4 5): the walks go level by level, each
-// waiting for the one before, and a left-to-right sum would put 6 dependent adds on that chain
-// at every level.
-template <class Real> STEEL_HOST_DEVICE inline Real dot6(const Real* a, const Real* b) {
-    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) +
-           (a[4] * b[4] + a[5] * b[5]);
-}
 
 template <class Real> struct TreeWalk {
     PropagationView<Real> set;
