@@ -172,12 +172,12 @@ WorldOutcome solve_propagation_world(const propagation::PropagationSet<Real>& se
                                      propagation::WalkScratch<Real>& scratch, Real* impulse,
                                      Real* velocity, double* history) {
     const uint32_t body0 = set.world_body_offset[w];
-    propagation::PropagationWorld<Real> world{world_rows(row_set, w),
-                                              row_set.world_row_offset[w],
-                                              {propagation::propagation_view_of<Real>(set), body0,
-                                               row_set.world_dof_offset[w], velocity,
-                                               scratch.bias.data(), scratch.joint_impulse.data(),
-                                               scratch.body_change.data(), scratch.path.data()}};
+    propagation::PropagationWorld<Real> world{
+        world_rows(row_set, w),
+        row_set.world_row_offset[w],
+        {propagation::propagation_view_of<Real>(set), body0, row_set.world_dof_offset[w], velocity,
+         scratch.bias.data(), scratch.joint_impulse.data(), scratch.body_change.data(),
+         scratch.path.data(), scratch.parked.data()}};
     world.rows.jy = set.denominator.data() + world.row0;
     const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
     const auto run_packs = [&](uint32_t first, uint32_t last) {

@@ -80,6 +80,19 @@ void add_folded_arm(SceneBuilder& builder) {
     builder.add_contact(ContactSpec{1, -1, {0.3, 0, 0}, {0, 0, 1}, -0.001, 0.5, 0});
 }
 
+// Two chains of 4 and a legged robot in one world, with contacts that go back and forth between
+// the chains (one between their links): rows on one tree follow rows on another, so each tree's
+// walk cache (tree_walk.hpp) must hold its pending impulses while the walks work on the others.
+void add_trees_taking_turns(SceneBuilder& builder) {
+    add_chain(builder, 4, false); // bodies 0-3
+    add_chain(builder, 4, false); // bodies 4-7
+    scenes::add_legged_robot(builder);
+    builder.add_contact(ContactSpec{2, 6, {0.75, 0.01, 0.02}, {0, 0.6, 0.8}, -0.003, 0.5, 0});
+    builder.add_contact(ContactSpec{1, -1, {0.4, 0.03, 0}, {0, 0, 1}, -0.001, 0.4, 0});
+    builder.add_contact(ContactSpec{5, -1, {0.5, -0.03, 0}, {0, 0, 1}, -0.002, 0.4, 0});
+    builder.add_contact(ContactSpec{1, 5, {0.45, 0, 0.01}, {0, 0, 1}, -0.001, 0.3, 0});
+}
+
 struct NamedScene {
     const char* name;
     SceneBuilder builder;
@@ -100,6 +113,7 @@ std::vector<NamedScene> equivalence_scenes() {
     add("arm with a two-finger grasp",
         [](SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 40.0); });
     add("four-bar (loop closure)", [](SceneBuilder& b) { scenes::add_four_bar(b); });
+    add("three trees taking turns", [](SceneBuilder& b) { add_trees_taking_turns(b); });
     add("stack of 4 boxes", [](SceneBuilder& b) { scenes::add_box_stack(b, 4); });
     return out;
 }

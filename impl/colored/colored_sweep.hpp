@@ -2,9 +2,10 @@
 // contacts of the color by the SIMD kernel and its other contacts one by one through the
 // propagation walks, then the serial group, then one sync of the trees.
 //
-// No two contacts of a color share a responding unit, and each contact's walks leave nothing
-// in the walk's cache (dropped after it), so a color's contacts touch disjoint data and give the
-// same bits in any order, or at once: the device gives them to different lanes.
+// No two contacts of a color share a responding unit, and the walks keep a cache per tree
+// (tree_walk.hpp), so a color's contacts touch disjoint data, caches included, and give the same
+// bits in any order, or at once: the device gives them to different lanes. A tree's cache lives
+// on from color to color, so a run of contacts on one body walks the tree once.
 #pragma once
 
 #include "../propagation/propagation_sweep.hpp"
@@ -32,7 +33,7 @@ colored_sweep(const ColoredPlan<Real>& plan, propagation::PropagationWorld<Real>
                            count = plan.contact_rows[2 * size_t(k) + 1];
             for (uint32_t i = first; i < first + count; ++i)
                 propagation::update_row(world, i, params, impulse, result);
-            world.walk.drop_cache();
+            world.walk.park(); // as the device's lanes do (no arithmetic: the same bits without)
         }
     }
     for (uint32_t k = plan.world_serial_offset[w]; k < plan.world_serial_offset[w + 1]; ++k)

@@ -14,12 +14,13 @@ namespace steel::cuda {
 template <class Real> struct DevicePropagation {
     DeviceBuffer<uint32_t> world_body_offset, dof_first, dof_count, d_inverse_offset,
         row_term_offset, term_dof;
-    DeviceBuffer<int32_t> parent, dof_body, term_body;
+    DeviceBuffer<int32_t> parent, root, dof_body, term_body;
     DeviceBuffer<uint8_t> immediate_blocks;
     DeviceBuffer<Real> d_inverse, body_response, subspace, transmitted, denominator, term_value;
     uint32_t max_depth = 0;
     // The walks' scratch (WalkScratchView).
     DeviceBuffer<Real> bias, body_change, joint_impulse;
+    DeviceBuffer<propagation::TreeCache<Real>> parked;
     DeviceBuffer<int32_t> path;
 
     // Names every array with what goes in it, for upload_all_or_nothing; max_depth is the
@@ -33,6 +34,7 @@ template <class Real> struct DevicePropagation {
         pass(row_term_offset, set.row_term_offset);
         pass(term_dof, set.term_dof);
         pass(parent, set.parent);
+        pass(root, set.root);
         pass(dof_body, set.dof_body);
         pass(term_body, set.term_body);
         pass(immediate_blocks, set.immediate_blocks);
@@ -46,6 +48,7 @@ template <class Real> struct DevicePropagation {
         pass.size(bias, 6 * bodies);
         pass.size(body_change, 6 * bodies);
         pass.size(joint_impulse, total_dofs);
+        pass.size(parked, bodies);
         // A path per lane.
         pass.size(path, size_t(set.world_count) * kWarpSize * std::max(set.max_depth, 1u));
     }
@@ -55,7 +58,8 @@ template <class Real> struct DevicePropagation {
         return propagation::propagation_view_of<Real>(*this);
     }
     WalkScratchView<Real> scratch() const {
-        return {bias.data(), body_change.data(), joint_impulse.data(), path.data(), path_stride()};
+        return {bias.data(),   body_change.data(), joint_impulse.data(),
+                parked.data(), path.data(),        path_stride()};
     }
 };
 

@@ -2,12 +2,13 @@
 // runs every sweep of the solve in one launch.
 //
 // The walks through a tree (tree_walk.hpp) are a chain: every row reads what the row before it
-// pushed into the tree, and the body cache makes even the rounding depend on the order. So one
+// pushed into the tree, and the tree's cache makes even the rounding depend on the order. So one
 // thread runs a world's walks with the CPU's own code (propagation_sweep.hpp) in the CPU's order.
 // Two layouts:
 // - propagation_kernel, one warp per world: lane 0 walks, and the rest of the warp helps where
 //   the work is independent: initialization, and in the colored mode each color's contacts,
-//   32 at a time: those through trees (each lane walking with a cache and root path of its own)
+//   32 at a time: those through trees (each lane walking with a root path of its own, through
+//   the caches of the trees its contact touches, which no other lane's contact touches)
 //   and the packed free-body ones (colored_kernel.cuh). The colored mode always runs here.
 // - propagation_thread_kernel, one thread per world, for the serial mode: the CPU's whole
 //   propagation_solve on each thread, 32 worlds to a warp instead of 31 idle lanes. Copies of
@@ -26,11 +27,12 @@ namespace steel::cuda {
 // sync's body changes per tree body, tau per DOF, and a root path per lane of each world's warp
 // (the colored mode walks a color's contacts on several lanes at once).
 template <class Real> struct WalkScratchView {
-    Real* bias;           // [6 * tree bodies]
-    Real* body_change;    // [6 * tree bodies]
-    Real* joint_impulse;  // [total DOFs]
-    int32_t* path;        // [world_count * kWarpSize * path_stride]
-    uint32_t path_stride; // max(max_depth, 1)
+    Real* bias;                           // [6 * tree bodies]
+    Real* body_change;                    // [6 * tree bodies]
+    Real* joint_impulse;                  // [total DOFs]
+    propagation::TreeCache<Real>* parked; // [tree bodies]
+    int32_t* path;                        // [world_count * kWarpSize * path_stride]
+    uint32_t path_stride;                 // max(max_depth, 1)
 };
 
 // The root path of lane `lane` of world w's warp (lane 0's for a world on one thread).
@@ -53,16 +55,15 @@ device_propagation_world(const RowsView<Real>& set, const propagation::Propagati
         row0,
         {trees, body0, dof0, velocity, scratch.bias + 6 * size_t(body0),
          scratch.joint_impulse + dof0, scratch.body_change + 6 * size_t(body0),
-         lane_path(scratch, w, 0)}};
+         lane_path(scratch, w, 0), scratch.parked + body0}};
     world.rows.jy = trees.denominator + row0;
     return world;
 }
 
 // colored_sweep (colored_sweep.hpp) for a warp: each color's packs on all lanes, then its
-// contacts that touch a tree, one a lane at a time (they share no unit, and each leaves its
-// lane's walk cache empty, so the CPU's bits), each lane through its own `world` (its own
-// cache and root path); then the serial group and the sync on lane 0. Lane 0's result,
-// broadcast.
+// contacts that touch a tree, one a lane at a time (they share no unit, so neither a tree nor
+// its cache: the CPU's bits), each lane through its own `world` (its own root path); then the
+// serial group and the sync on lane 0. Lane 0's result, broadcast.
 template <class Real>
 __device__ inline SweepResult<Real>
 warp_colored_sweep(const ColoredView<Real>& plan, propagation::PropagationWorld<Real>& world,
@@ -81,7 +82,7 @@ warp_colored_sweep(const ColoredView<Real>& plan, propagation::PropagationWorld<
                            count = plan.contact_rows[2 * size_t(k) + 1];
             for (uint32_t i = row; i < row + count; ++i)
                 propagation::update_row(world, i, params, impulse, result);
-            world.walk.drop_cache();
+            world.walk.park(); // for the lane that takes the tree's next contact
         }
         __syncwarp(); // the next color and lane 0's serial rows read what this one wrote
     }
@@ -138,6 +139,8 @@ propagation_world(const RowsView<Real>& set, const propagation::PropagationView<
         world.walk.bias[k] = Real(0);
     for (uint32_t k = lane; k < rows.dof_count; k += kWarpSize)
         world.walk.joint_impulse[k] = Real(0);
+    for (uint32_t k = lane; k < bodies; k += kWarpSize)
+        world.walk.parked[k] = propagation::TreeCache<Real>();
     for (uint32_t i = lane; i < rows.row_count; i += kWarpSize)
         impulse[i] = solve.warm_start ? rows.initial_impulse[i] : Real(0);
     __syncwarp();

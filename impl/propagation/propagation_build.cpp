@@ -57,6 +57,7 @@ void add_tree_shapes(const scene::WorldRecord& world, uint32_t dof0, Propagation
             const int32_t parent = model.joints[i].parent;
             const uint32_t dofs = model.dof_offset[i + 1] - model.dof_offset[i];
             out.parent.push_back(parent < 0 ? -1 : base + parent);
+            out.root.push_back(parent < 0 ? base + int32_t(i) : out.root[size_t(base + parent)]);
             out.dof_first.push_back(art.first_dof + model.dof_offset[i]);
             out.dof_count.push_back(dofs);
             out.d_inverse_offset.push_back(out.d_inverse_offset.back() + dofs * dofs);
@@ -183,7 +184,8 @@ void add_denominators(uint32_t w, const RowSet<Real>& rows, PropagationSet<doubl
                           bias.data(),
                           joint.data(),
                           change.data(),
-                          path.data()};
+                          path.data(),
+                          nullptr};
     walk.use_cache = false; // the responses the cache needs are what is computed here
     const auto clear = [&] {
         std::fill(bias.begin(), bias.end(), 0.0);
@@ -270,6 +272,7 @@ template <class To> void take_in(PropagationSet<double>& from, PropagationSet<To
         to.world_body_offset = from.world_body_offset;
         to.max_depth = from.max_depth;
         to.parent = from.parent;
+        to.root = from.root;
         to.dof_first = from.dof_first;
         to.dof_count = from.dof_count;
         to.d_inverse_offset = from.d_inverse_offset;

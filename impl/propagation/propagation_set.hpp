@@ -24,6 +24,7 @@ template <class Real> struct PropagationSet {
 
     // Per tree body, parents before children, each tree contiguous.
     std::vector<int32_t> parent;            // global tree body, -1: the world
+    std::vector<int32_t> root;              // global tree body: the root of the body's tree
     std::vector<uint32_t> dof_first;        // world-local first DOF of the body's joint
     std::vector<uint32_t> dof_count;        // DOFs of the body's joint (0 for fixed)
     std::vector<uint32_t> d_inverse_offset; // [bodies + 1] into d_inverse
@@ -57,7 +58,7 @@ template <class Real> struct PropagationSet {
         for (auto* array :
              {&d_inverse, &body_response, &subspace, &transmitted, &denominator, &term_value})
             array->clear();
-        for (auto* array : {&parent, &dof_body, &term_body})
+        for (auto* array : {&parent, &root, &dof_body, &term_body})
             array->clear();
         immediate_blocks.clear();
     }

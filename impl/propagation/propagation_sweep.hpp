@@ -58,6 +58,7 @@ STEEL_HOST_DEVICE WorldOutcome propagation_solve(PropagationWorld<Real>& world, 
         world.walk.bias[k] = Real(0);
     for (uint32_t k = 0; k < rows.dof_count; ++k)
         world.walk.joint_impulse[k] = Real(0);
+    world.walk.clear_caches(bodies);
     for (uint32_t i = 0; i < rows.row_count; ++i)
         impulse[i] = warm_start ? rows.initial_impulse[i] : Real(0);
     velocity_from_impulses(world, w, impulse);

@@ -14,6 +14,7 @@ template <class Real> struct PropagationView {
     const uint32_t* world_body_offset;
     uint32_t max_depth;
     const int32_t* parent;
+    const int32_t* root;
     const uint32_t* dof_first;
     const uint32_t* dof_count;
     const uint32_t* d_inverse_offset;
@@ -35,6 +36,7 @@ template <class Real, class Set> PropagationView<Real> propagation_view_of(const
     return {set.world_body_offset.data(),
             set.max_depth,
             set.parent.data(),
+            set.root.data(),
             set.dof_first.data(),
             set.dof_count.data(),
             set.d_inverse_offset.data(),

@@ -21,13 +21,32 @@
 
 namespace steel::propagation {
 
+// The walk's cache of one tree: the last body of the tree read, its velocity kept current while
+// impulses land on it alone, and those impulses, waiting (as bias, minus the impulse) to walk up
+// the tree once. The rows of a contact (and a finger's several contacts) read one body in turn,
+// and an impulse at b moves b by its 6x6 response W_bb, so only the first read walks down.
+//
+// One per tree rather than one per walk: impulses on another tree neither move this tree's
+// bodies nor need this tree's pending impulses, so a tree keeps its cache while the walk works
+// elsewhere. The colored sweep leans on that: its colors visit a tree through one contact each,
+// its consecutive colors often at one body, and a color's contacts (on different trees) use
+// different caches, so they give the same bits in any order or at once (colored_sweep.hpp).
+template <class Real> struct TreeCache {
+    Real velocity[6] = {0, 0, 0, 0, 0, 0};
+    Real pending[6] = {0, 0, 0, 0, 0, 0};
+    int32_t body = -1;       // -1: none
+    int32_t has_pending = 0; // pending holds impulses not yet carried up
+};
+
 // A worker thread's scratch for the walks, sized for the largest world.
 template <class Real> struct WalkScratch {
     std::vector<Real> bias, joint_impulse, body_change;
+    std::vector<TreeCache<Real>> parked;
     std::vector<int32_t> path;
     void reserve(uint32_t bodies, uint32_t dofs, uint32_t depth) {
         if (bias.size() < 6 * size_t(bodies)) bias.resize(6 * size_t(bodies));
         if (body_change.size() < 6 * size_t(bodies)) body_change.resize(6 * size_t(bodies));
+        if (parked.size() < bodies) parked.resize(bodies);
         if (joint_impulse.size() < dofs) joint_impulse.resize(dofs);
         if (path.size() < depth) path.resize(depth);
     }
@@ -42,29 +61,77 @@ template <class Real> struct TreeWalk {
     Real* joint_impulse; // [world DOFs] tau per DOF since the last sync
     Real* body_change;   // [6 * world bodies] scratch for sync
     int32_t* path;       // [set.max_depth] scratch
-    // The last body read, and its velocity kept current while impulses land on it alone: the
-    // rows of a contact (and a finger's several contacts) read one body in turn, and an impulse
-    // at b moves b by its 6x6 response W_bb, so only the first read walks down the tree. Those
-    // impulses wait in `pending` (as bias, minus the impulse) and walk up once, when anything
-    // else is read or applied. Off while the responses themselves are being computed.
-    bool use_cache = true;
+    // [world bodies]: each tree's cache at its root's slot, while the walk works on another tree
+    // (or on none: parked). May be null without use_cache.
+    TreeCache<Real>* parked;
+    // The cache of the tree the walk works on (a TreeCache's fields), the tree rooted at
+    // cache_root (-1: none, and then cached_body is -1 too). Held here rather than in `parked`, so
+    // that row after row on one tree reads and writes it without looking the tree up. Off
+    // (use_cache false) while the responses the cache needs are being computed.
     int32_t cached_body = -1;
     Real cached_velocity[6] = {0, 0, 0, 0, 0, 0};
-    bool has_pending = false;
+    int32_t has_pending = 0;
     Real pending[6] = {0, 0, 0, 0, 0, 0};
+    int32_t cache_root = -1;
+    bool use_cache = true;
 
-    // Carries the impulses waiting at the cached body up to the root.
+    // Empties every tree's cache (a solve's start); `bodies`: the world's tree bodies.
+    STEEL_HOST_DEVICE void clear_caches(uint32_t bodies) {
+        if (!use_cache) return;
+        for (uint32_t k = 0; k < bodies; ++k)
+            parked[k] = TreeCache<Real>();
+        cached_body = -1;
+        cache_root = -1;
+    }
+    // Puts the working tree's cache back in its slot; the walk then holds no tree's.
+    STEEL_HOST_DEVICE void park() {
+        if (cache_root < 0) return;
+        TreeCache<Real>& slot = parked[uint32_t(cache_root) - body0];
+        slot.body = cached_body;
+        slot.has_pending = has_pending;
+        for (int r = 0; r < 6; ++r) {
+            slot.velocity[r] = cached_velocity[r];
+            slot.pending[r] = pending[r];
+        }
+        cached_body = -1;
+        cache_root = -1;
+    }
+    // Makes the walk's cache that of body's tree.
+    STEEL_HOST_DEVICE void work_on_tree_of(int32_t body) {
+        const int32_t root = set.root[size_t(body)];
+        if (root == cache_root) return;
+        park();
+        const TreeCache<Real>& slot = parked[uint32_t(root) - body0];
+        cached_body = slot.body;
+        has_pending = slot.has_pending;
+        for (int r = 0; r < 6; ++r) {
+            cached_velocity[r] = slot.velocity[r];
+            pending[r] = slot.pending[r];
+        }
+        cache_root = root;
+    }
+    // Carries the impulses waiting at the working tree's cached body up to the root.
     STEEL_HOST_DEVICE void flush() {
         if (!has_pending) return;
         carry_up(cached_body, pending);
         for (int r = 0; r < 6; ++r)
             pending[r] = 0;
-        has_pending = false;
+        has_pending = 0;
     }
-    // Flushes and forgets the cached body.
+    // Flushes and forgets the working tree's cached body.
     STEEL_HOST_DEVICE void drop_cache() {
         flush();
         cached_body = -1;
+    }
+    // Flushes and forgets every tree's cache in world `world` (before a sync).
+    STEEL_HOST_DEVICE void drop_caches(uint32_t world) {
+        if (!use_cache) return;
+        for (uint32_t b = body0; b < set.world_body_offset[world + 1]; ++b)
+            if (set.parent[b] < 0) {
+                work_on_tree_of(int32_t(b));
+                drop_cache();
+                park();
+            }
     }
 
     STEEL_HOST_DEVICE const Real* s(uint32_t world_dof) const {
@@ -130,13 +197,17 @@ template <class Real> struct TreeWalk {
     // The body's spatial velocity now.
     STEEL_HOST_DEVICE void body_velocity(int32_t body, Real out[6]) {
         if (body != cached_body) {
-            drop_cache();
             Real dv[6], dqd[6];
-            walk_down(body, dv, cached_velocity, dqd);
-            cached_body = use_cache ? body : -1;
-            for (int r = 0; r < 6; ++r)
-                out[r] = cached_velocity[r];
-            return;
+            if (!use_cache) {
+                walk_down(body, dv, out, dqd);
+                return;
+            }
+            work_on_tree_of(body);
+            if (body != cached_body) {
+                drop_cache();
+                walk_down(body, dv, cached_velocity, dqd);
+                cached_body = body;
+            }
         }
         for (int r = 0; r < 6; ++r)
             out[r] = cached_velocity[r];
@@ -144,8 +215,11 @@ template <class Real> struct TreeWalk {
 
     // The DOF's rate now.
     STEEL_HOST_DEVICE Real joint_rate(uint32_t world_dof) {
-        flush();
         const int32_t body = set.dof_body[size_t(dof0 + world_dof)];
+        if (use_cache) { // the walk down reads p, which the pending impulses are not in yet
+            work_on_tree_of(body);
+            flush();
+        }
         Real dv[6], dqd[6];
         walk_down(body, dv, nullptr, dqd);
         return velocity[world_dof] + dqd[world_dof - set.dof_first[size_t(body)]];
@@ -183,30 +257,36 @@ template <class Real> struct TreeWalk {
 
     // A spatial impulse scale * force applied at the body (p is the bias: minus the impulse).
     STEEL_HOST_DEVICE void apply_body_impulse(int32_t body, const Real force[6], Real scale) {
-        if (body != cached_body) {
-            drop_cache();
-            Real delta[6];
-            for (int r = 0; r < 6; ++r)
-                delta[r] = -scale * force[r];
-            carry_up(body, delta);
-            return;
+        if (use_cache) {
+            if (body != cached_body) work_on_tree_of(body);
+            if (body == cached_body) {
+                for (int r = 0; r < 6; ++r)
+                    pending[r] -= scale * force[r];
+                has_pending = 1;
+                const Real* response = set.body_response + 36 * size_t(body);
+                for (int r = 0; r < 6; ++r) {
+                    Real change = 0;
+                    for (int c = 0; c < 6; ++c)
+                        change += response[6 * r + c] * force[c];
+                    cached_velocity[r] += scale * change;
+                }
+                return;
+            }
+            drop_cache(); // the impulse moves the cached body too
         }
+        Real delta[6];
         for (int r = 0; r < 6; ++r)
-            pending[r] -= scale * force[r];
-        has_pending = true;
-        const Real* response = set.body_response + 36 * size_t(body);
-        for (int r = 0; r < 6; ++r) {
-            Real change = 0;
-            for (int c = 0; c < 6; ++c)
-                change += response[6 * r + c] * force[c];
-            cached_velocity[r] += scale * change;
-        }
+            delta[r] = -scale * force[r];
+        carry_up(body, delta);
     }
 
     // A joint impulse `amount` at one DOF: the joint passes U D^-1 e_dof amount to its parent.
     STEEL_HOST_DEVICE void apply_joint_impulse(uint32_t world_dof, Real amount) {
-        drop_cache();
         const int32_t body = set.dof_body[size_t(dof0 + world_dof)];
+        if (use_cache) {
+            work_on_tree_of(body);
+            drop_cache();
+        }
         joint_impulse[world_dof] += amount;
         const int32_t parent = set.parent[size_t(body)];
         if (parent < 0) return;
@@ -229,7 +309,7 @@ template <class Real>
 STEEL_HOST_DEVICE void sync_world(TreeWalk<Real>& walk, uint32_t world) { // parents first, one pass
     const PropagationView<Real>& set = walk.set;
     const uint32_t first = set.world_body_offset[world], last = set.world_body_offset[world + 1];
-    walk.drop_cache();
+    walk.drop_caches(world);
     for (uint32_t b = first; b < last; ++b) {
         const int32_t parent = set.parent[b];
         Real zero[6] = {0, 0, 0, 0, 0, 0};

@@ -107,10 +107,12 @@ emulate_propagation_solve(RowSet<Real> rows, const propagation::PropagationSet<R
     std::vector<Real> bias = garbage<Real>(6 * set.parent.size()),
                       body_change = garbage<Real>(6 * set.parent.size()),
                       joint_impulse = garbage<Real>(rows.total_dofs());
+    std::vector<propagation::TreeCache<Real>> parked =
+        garbage<propagation::TreeCache<Real>>(set.parent.size());
     std::vector<int32_t> path =
         garbage<int32_t>(size_t(rows.world_count) * kWarpSize * path_stride);
-    const WalkScratchView<Real> scratch{bias.data(), body_change.data(), joint_impulse.data(),
-                                        path.data(), path_stride};
+    const WalkScratchView<Real> scratch{bias.data(),   body_change.data(), joint_impulse.data(),
+                                        parked.data(), path.data(),        path_stride};
     if (rows.world_count > 0)
         host.result.history_stride = launch_propagation_kernels(
             rows_view_of<Real>(rows, rows.world_count), propagation::propagation_view_of<Real>(set),
