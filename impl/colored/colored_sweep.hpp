@@ -33,7 +33,9 @@ colored_sweep(const ColoredPlan<Real>& plan, propagation::PropagationWorld<Real>
                            count = plan.contact_rows[2 * size_t(k) + 1];
             for (uint32_t i = first; i < first + count; ++i)
                 propagation::update_row(world, i, params, impulse, result);
-            world.walk.park(); // as the device's lanes do (no arithmetic: the same bits without)
+            // The device's lanes park the tree's cache here for the lane that takes the tree's
+            // next contact (propagation_kernel.cuh); one walk does not need to, and parking
+            // does no arithmetic, so the bits are the same.
         }
     }
     for (uint32_t k = plan.world_serial_offset[w]; k < plan.world_serial_offset[w + 1]; ++k)
