@@ -380,6 +380,18 @@ TEST_CASE("scene upload rejects bad input with the world, item and field, and ch
     };
     expect([](SceneBuilder& b) { b.mass[0] = -1; }, "world 0, body 0: body_mass = -1");
     expect([](SceneBuilder& b) { b.inertia[0] = -1; }, "body_inertia is not positive definite");
+    // Positive definite but no rigid body's: Izz > Ixx + Iyy (and Izz 3 % over a flat plate's).
+    expect([](SceneBuilder& b) { b.inertia[2] = 1.03 * (b.inertia[0] + b.inertia[1]); },
+           "is no rigid body's: a principal moment exceeds the sum of the other two");
+    // The box's diagonal (1/6 each) with off-diagonal entries 0.08: every diagonal entry is
+    // below the sum of the other two, but the principal moments, 1/6 + 0.16 and twice
+    // 1/6 - 0.08, are not (0.327 > 0.087 + 0.087), though they are positive.
+    expect(
+        [](SceneBuilder& b) {
+            for (int k = 3; k < 6; ++k)
+                b.inertia[k] = 0.08;
+        },
+        "no rigid body's");
     expect([](SceneBuilder& b) { b.joint_type[0] = 9; }, "joint_type = 9");
     expect([](SceneBuilder& b) { b.position[3] = 2; }, "unit quaternion");
     expect([](SceneBuilder& b) { b.velocity[1] = NAN; }, "world 0, body 0, DOF 1: joint_velocity");

@@ -466,6 +466,19 @@ void build_world(const steel_scene_desc& d, const SceneLayout& layout, uint32_t 
         std::copy(entries, entries + 9, check);
         if (!cholesky_factor_in_place(check, 3))
             bad(format("%s: body_inertia is not positive definite", place().c_str()));
+        // A rigid body's: its second moment of mass, sum m r r^T = tr(I)/2 E - I, is positive
+        // semidefinite, so no principal moment exceeds the sum of the other two (a flat plate's
+        // equals it). Checked with a slack of 1e-6 tr(I), for a plate's rounded numbers.
+        const double trace = inertia[0] + inertia[1] + inertia[2];
+        for (int k = 0; k < 9; ++k)
+            check[k] = -entries[k];
+        for (int k = 0; k < 3; ++k)
+            check[4 * k] += (0.5 + 1e-6) * trace;
+        if (!cholesky_factor_in_place(check, 3))
+            bad(format("%s: body_inertia (Ixx Iyy Izz Ixy Ixz Iyz = %g %g %g %g %g %g) is no rigid "
+                       "body's: a principal moment exceeds the sum of the other two",
+                       place().c_str(), inertia[0], inertia[1], inertia[2], inertia[3], inertia[4],
+                       inertia[5]));
         std::copy(entries, entries + 9, body.inertia.m);
         JointModel joint;
         joint.type = standalone ? JointType::fixed : JointType(d.joint_type[g]);
