@@ -7,3 +7,12 @@
 #else
 #define STEEL_HOST_DEVICE
 #endif
+
+// Inlined into every host caller: for a small function on a latency chain whose out-of-line call
+// would put its arguments and results through memory (the row update between a row's rate and
+// its apply). The device build leaves the choice to nvcc, whose register budget it is.
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define STEEL_HOST_FORCE_INLINE
+#else
+#define STEEL_HOST_FORCE_INLINE __attribute__((always_inline))
+#endif

@@ -80,7 +80,7 @@ STEEL_HOST_DEVICE inline Real updated_impulse(Real constraint_error, Real impuls
 // step[0] (and step[1]) for the caller to apply to v, records them in result, and returns the
 // number of rows consumed (1 or 2). Both paths call this, so they share every rounding.
 template <class Real>
-STEEL_HOST_DEVICE inline uint32_t update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
+STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline uint32_t update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
                                               Real error0, Real error1, Real* impulse, Real step[2],
                                               SweepResult<Real>& result) {
     const int32_t normal = rows.normal_row[i];
