@@ -23,9 +23,10 @@
 
 namespace steel::cuda {
 
-// The walks' scratch of every world at once (a WalkScratch per thread on the CPU): p and the
-// sync's body changes per tree body, tau per DOF, and a root path per lane of each world's warp
-// (the colored mode walks a color's contacts on several lanes at once).
+// The walks' scratch of every world at once (a WalkScratch per thread on the CPU): p, the sync's
+// body changes and a parked tree cache (used at roots) per tree body, tau per DOF, and a root
+// path per lane of each world's warp (the colored mode walks a color's contacts on several lanes
+// at once).
 template <class Real> struct WalkScratchView {
     Real* bias;                           // [6 * tree bodies]
     Real* body_change;                    // [6 * tree bodies]
