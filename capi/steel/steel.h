@@ -476,8 +476,8 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
  * indices of bodies and joints are local to their world. Per body b (B = total bodies):
  * body_mass[b] > 0, body_com[3b..] (body frame), body_inertia[6b..] = Ixx Iyy Izz Ixy Ixz Iyz
  * about the com in body axes (positive definite, and a rigid body's: no principal moment above
- * the sum of the other two, within 1e-6 of the trace); joint_type[b], joint_parent[b] (a body of the
- * same world with a smaller index, or -1 for the world), joint_axis[3b..] (unit, in the joint
+ * the sum of the other two, within 1e-6 of the trace); joint_type[b], joint_parent[b] (a body of
+ * the same world with a smaller index, or -1 for the world), joint_axis[3b..] (unit, in the joint
  * frame; revolute and prismatic), joint_parent_frame[7b..] and joint_child_frame[7b..] (position
  * then quaternion: the joint frame in the parent's and in the child's body frame; the parent
  * frame of a root joint is in world coordinates). Per DOF (in body order, then the joint's

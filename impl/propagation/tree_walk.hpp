@@ -64,14 +64,11 @@ template <class Real> struct TreeWalk {
     // [world bodies]: each tree's cache at its root's slot, while the walk works on another tree
     // (or on none: parked). May be null without use_cache.
     TreeCache<Real>* parked;
-    // The cache of the tree the walk works on (a TreeCache's fields), the tree rooted at
-    // cache_root (-1: none, and then cached_body is -1 too). Held here rather than in `parked`, so
-    // that row after row on one tree reads and writes it without looking the tree up. Off
-    // (use_cache false) while the responses the cache needs are being computed.
-    int32_t cached_body = -1;
-    Real cached_velocity[6] = {0, 0, 0, 0, 0, 0};
-    int32_t has_pending = 0;
-    Real pending[6] = {0, 0, 0, 0, 0, 0};
+    // The cache of the tree the walk works on, the tree rooted at cache_root (-1: none, and then
+    // cache.body is -1 too). Held here rather than in `parked`, so that row after row on one tree
+    // reads and writes it without looking the tree up. Off (use_cache false) while the responses
+    // the cache needs are being computed.
+    TreeCache<Real> cache = {};
     int32_t cache_root = -1;
     bool use_cache = true;
 
@@ -80,20 +77,14 @@ template <class Real> struct TreeWalk {
         if (!use_cache) return;
         for (uint32_t k = 0; k < bodies; ++k)
             parked[k] = TreeCache<Real>();
-        cached_body = -1;
+        cache.body = -1;
         cache_root = -1;
     }
     // Puts the working tree's cache back in its slot; the walk then holds no tree's.
     STEEL_HOST_DEVICE void park() {
         if (cache_root < 0) return;
-        TreeCache<Real>& slot = parked[uint32_t(cache_root) - body0];
-        slot.body = cached_body;
-        slot.has_pending = has_pending;
-        for (int r = 0; r < 6; ++r) {
-            slot.velocity[r] = cached_velocity[r];
-            slot.pending[r] = pending[r];
-        }
-        cached_body = -1;
+        parked[uint32_t(cache_root) - body0] = cache;
+        cache.body = -1;
         cache_root = -1;
     }
     // Makes the walk's cache that of body's tree.
@@ -101,27 +92,21 @@ template <class Real> struct TreeWalk {
         const int32_t root = set.root[size_t(body)];
         if (root == cache_root) return;
         park();
-        const TreeCache<Real>& slot = parked[uint32_t(root) - body0];
-        cached_body = slot.body;
-        has_pending = slot.has_pending;
-        for (int r = 0; r < 6; ++r) {
-            cached_velocity[r] = slot.velocity[r];
-            pending[r] = slot.pending[r];
-        }
+        cache = parked[uint32_t(root) - body0];
         cache_root = root;
     }
     // Carries the impulses waiting at the working tree's cached body up to the root.
     STEEL_HOST_DEVICE void flush() {
-        if (!has_pending) return;
-        carry_up(cached_body, pending);
+        if (!cache.has_pending) return;
+        carry_up(cache.body, cache.pending);
         for (int r = 0; r < 6; ++r)
-            pending[r] = 0;
-        has_pending = 0;
+            cache.pending[r] = 0;
+        cache.has_pending = 0;
     }
     // Flushes and forgets the working tree's cached body.
     STEEL_HOST_DEVICE void drop_cache() {
         flush();
-        cached_body = -1;
+        cache.body = -1;
     }
     // Flushes and forgets every tree's cache in world `world` (before a sync).
     STEEL_HOST_DEVICE void drop_caches(uint32_t world) {
@@ -196,21 +181,21 @@ template <class Real> struct TreeWalk {
 
     // The body's spatial velocity now.
     STEEL_HOST_DEVICE void body_velocity(int32_t body, Real out[6]) {
-        if (body != cached_body) {
+        if (body != cache.body) {
             Real dv[6], dqd[6];
             if (!use_cache) {
                 walk_down(body, dv, out, dqd);
                 return;
             }
             work_on_tree_of(body);
-            if (body != cached_body) {
+            if (body != cache.body) {
                 drop_cache();
-                walk_down(body, dv, cached_velocity, dqd);
-                cached_body = body;
+                walk_down(body, dv, cache.velocity, dqd);
+                cache.body = body;
             }
         }
         for (int r = 0; r < 6; ++r)
-            out[r] = cached_velocity[r];
+            out[r] = cache.velocity[r];
     }
 
     // The DOF's rate now.
@@ -258,17 +243,17 @@ template <class Real> struct TreeWalk {
     // A spatial impulse scale * force applied at the body (p is the bias: minus the impulse).
     STEEL_HOST_DEVICE void apply_body_impulse(int32_t body, const Real force[6], Real scale) {
         if (use_cache) {
-            if (body != cached_body) work_on_tree_of(body);
-            if (body == cached_body) {
+            if (body != cache.body) work_on_tree_of(body);
+            if (body == cache.body) {
                 for (int r = 0; r < 6; ++r)
-                    pending[r] -= scale * force[r];
-                has_pending = 1;
+                    cache.pending[r] -= scale * force[r];
+                cache.has_pending = 1;
                 const Real* response = set.body_response + 36 * size_t(body);
                 for (int r = 0; r < 6; ++r) {
                     Real change = 0;
                     for (int c = 0; c < 6; ++c)
                         change += response[6 * r + c] * force[c];
-                    cached_velocity[r] += scale * change;
+                    cache.velocity[r] += scale * change;
                 }
                 return;
             }
