@@ -168,6 +168,16 @@ template <class Real> struct TreeWalk {
             const int32_t j = path[depth];
             const uint32_t first = set.dof_first[size_t(j)], count = set.dof_count[size_t(j)];
             joint_rates(j, dv, dqd);
+            if (count == 1) { // revolute and prismatic joints: the loop below, unrolled
+                const Real* sa = s(first);
+                const Real rate = velocity[first] + dqd[0];
+                for (int r = 0; r < 6; ++r)
+                    dv[r] += sa[r] * dqd[0];
+                if (velocity_out)
+                    for (int r = 0; r < 6; ++r)
+                        velocity_out[r] += sa[r] * rate;
+                continue;
+            }
             for (uint32_t a = 0; a < count; ++a) {
                 const Real* sa = s(first + a);
                 for (int r = 0; r < 6; ++r)
@@ -306,6 +316,13 @@ STEEL_HOST_DEVICE void sync_world(TreeWalk<Real>& walk, uint32_t world) { // par
         for (int r = 0; r < 6; ++r)
             dv[r] = dv_parent[r];
         const uint32_t dof = set.dof_first[b], count = set.dof_count[b];
+        if (count == 1) { // revolute and prismatic joints: the loops below, unrolled
+            const Real* sa = walk.s(dof);
+            for (int r = 0; r < 6; ++r)
+                dv[r] += sa[r] * dqd[0];
+            walk.velocity[dof] += dqd[0];
+            continue;
+        }
         for (uint32_t a = 0; a < count; ++a) {
             const Real* sa = walk.s(dof + a);
             for (int r = 0; r < 6; ++r)
