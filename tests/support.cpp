@@ -91,4 +91,12 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
     return most;
 }
 
+void check_path_taken(const Solved& solved, int32_t path) {
+    REQUIRE(!solved.stats.empty());
+    for (size_t w = 0; w < solved.stats.size(); ++w) {
+        CAPTURE(w);
+        CHECK(solved.stats[w].path == path);
+    }
+}
+
 } // namespace test

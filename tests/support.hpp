@@ -57,6 +57,11 @@ Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup,
 // v-hat + Y lambda recomputed in double from the builder's own arrays.
 std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std::vector<double>& impulses);
 
+// Checks that every world of a solve forced onto `path` reports that path (its worlds must all
+// have 1 to STEEL_DENSE_MAX_ROWS rows): a test comparing the paths would otherwise compare one
+// path with itself if the forcing stopped reaching the solve.
+void check_path_taken(const Solved& solved, int32_t path);
+
 double max_abs(const std::vector<double>& values);
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
 

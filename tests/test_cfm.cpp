@@ -46,6 +46,9 @@ TEST_CASE("an unregularized problem converges to the same impulses with and with
         const test::Solved plain = test::solve(builder, setup);
         setup.cfm = 0.3;
         const test::Solved relaxed = test::solve(builder, setup);
+        CAPTURE(path);
+        test::check_path_taken(plain, path);
+        test::check_path_taken(relaxed, path);
         for (const steel_world_stats& stats : relaxed.stats) CHECK((stats.flags & STEEL_WORLD_CONVERGED) != 0);
         const double scale = std::max(1.0, test::max_abs(plain.impulses));
         CHECK(test::max_abs_diff(plain.impulses, relaxed.impulses) <= 1e-9 * scale);
@@ -75,6 +78,8 @@ TEST_CASE("a regularized row alone converges to -(J.v-hat + b)/(J.Y + c), whatev
                 const test::Solved solved = test::solve(single_row(STEEL_ROW_BILATERAL, c), setup);
                 CAPTURE(c);
                 CAPTURE(cfm);
+                CAPTURE(path);
+                test::check_path_taken(solved, path);
                 CHECK(solved.impulses[0] == doctest::Approx(-(kJv + 0.1) / (kJY + c)).epsilon(1e-14));
             }
 }

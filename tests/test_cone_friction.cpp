@@ -36,7 +36,9 @@ test::Solved solve_block(double vx, double vy, int32_t kind, int32_t path) {
     test::SolveSetup setup;
     setup.iterations = 200;
     setup.path = path;
-    return test::solve(sliding_block(vx, vy, kind), setup);
+    test::Solved solved = test::solve(sliding_block(vx, vy, kind), setup);
+    test::check_path_taken(solved, path);
+    return solved;
 }
 
 } // namespace
@@ -105,6 +107,9 @@ TEST_CASE("a cone pair over two bodies couples through its cross terms on both p
         const test::Solved general = test::solve(builder, setup);
         setup.path = STEEL_PATH_DENSE;
         const test::Solved dense = test::solve(builder, setup);
+        CAPTURE(sweeps);
+        test::check_path_taken(general, STEEL_PATH_GENERAL);
+        test::check_path_taken(dense, STEEL_PATH_DENSE);
         CHECK(test::max_abs_diff(general.impulses, dense.impulses) < 1e-13);
         const std::vector<double> expected = test::velocity_from(builder, general.impulses);
         CHECK(test::max_abs_diff(general.velocities, expected) < 1e-13);
@@ -180,6 +185,7 @@ TEST_CASE("on an anisotropic body the cone's friction is exactly opposite the sl
             setup.iterations = 300;
             setup.path = path;
             const test::Solved solved = test::solve(anisotropic_block(slip[0], slip[1]), setup);
+            test::check_path_taken(solved, path);
             const double normal = solved.impulses[0];
             CHECK(normal == doctest::Approx(kMassZ * kGravity * kDt).epsilon(1e-14));
             const double l0 = solved.impulses[1], l1 = solved.impulses[2];
@@ -203,6 +209,8 @@ TEST_CASE("on an anisotropic body a sticking cone contact stops the slip inside 
         setup.iterations = 300;
         setup.path = path;
         const test::Solved solved = test::solve(anisotropic_block(0.004, -0.002), setup);
+        CAPTURE(path);
+        test::check_path_taken(solved, path);
         const std::array<double, 2> v = tangent_velocity(solved);
         CHECK(std::hypot(solved.impulses[1], solved.impulses[2]) < kMu * solved.impulses[0]);
         CHECK(std::fabs(v[0]) < 1e-15);
@@ -220,6 +228,7 @@ TEST_CASE("an unclamped cone pair's residual is its velocity error, as a scalar 
     setup.iterations = 1;
     setup.path = STEEL_PATH_GENERAL;
     const test::Solved solved = test::solve(builder, setup);
+    test::check_path_taken(solved, STEEL_PATH_GENERAL);
     const double c = std::cos(kTurn), s = std::sin(kTurn);
     const double w0 = c * 0.7 + s * -1.9, w1 = -s * 0.7 + c * -1.9;
     const double normal_error = kGravity * kDt;
@@ -288,6 +297,7 @@ TEST_CASE("friction met before its normal row, with a negative warm-started norm
         setup.iterations = 1;
         setup.path = STEEL_PATH_GENERAL;
         const test::Solved solved = test::solve(builder, setup);
+        test::check_path_taken(solved, STEEL_PATH_GENERAL);
         CHECK(solved.impulses[0] == 0.0);
         CHECK(solved.impulses[1] == 0.0);
         CHECK(solved.velocities[0] == 1.0);

@@ -310,6 +310,17 @@ void check_propagation_bits(const steel_scene_desc& desc, int32_t solve_mode, in
                                           sizeof(steel_world_stats)) == 0);
                     }
                     CHECK(test::max_abs(widened(host.results.impulse)) > 0);
+                    // With a tolerance the early exit really runs: some world stops before
+                    // `iterations` sweeps, on the CPU and in the kernels alike.
+                    if (tolerance > 0) {
+                        uint32_t cpu_early = 0, emulated_early = 0;
+                        for (size_t w = 0; w < host.stats.size(); ++w) {
+                            cpu_early += host.stats[w].sweeps < iterations;
+                            emulated_early += emulated.stats[w].sweeps < iterations;
+                        }
+                        CHECK(cpu_early > 0);
+                        CHECK(emulated_early > 0);
+                    }
                 },
                 steel::lookup_batch(batch.id, "test").state);
     REQUIRE_OK(steel_batch_destroy(batch));
@@ -432,7 +443,9 @@ TEST_CASE("Emulated CUDA propagation kernel, colored, several trees a world: a c
     const PlanShape shape = colored_plan_shape(desc);
     CHECK(shape.widest_tree_color > 32);
     CHECK(shape.serial_rows > 0);
-    check_propagation_bits_each(desc, STEEL_SOLVE_COLORED, 1e-3);
+    // Every world's residual levels off near 1.6e-3 (a legged robot's feet): at 2e-3 all three
+    // stop early, after 25 of the 30 sweeps; at 1e-3 none would.
+    check_propagation_bits_each(desc, STEEL_SOLVE_COLORED, 2e-3);
 }
 
 TEST_CASE("Emulated CUDA kernels: bilateral pre-elimination matches the CPU backend") {

@@ -85,6 +85,8 @@ TEST_CASE("dense and matrix-free paths agree to 1e-12 relative after every sweep
         const test::Solved dense = test::solve(builder, setup);
         const std::vector<double> reference = reference_pgs(builder, sweeps);
         CAPTURE(sweeps);
+        test::check_path_taken(general, STEEL_PATH_GENERAL);
+        test::check_path_taken(dense, STEEL_PATH_DENSE);
         const double scale = std::max(1.0, test::max_abs(reference));
         CHECK(test::max_abs_diff(general.impulses, dense.impulses) <= 1e-12 * scale);
         CHECK(test::max_abs_diff(general.impulses, reference) <= 1e-12 * scale);
@@ -106,6 +108,8 @@ TEST_CASE("dense and matrix-free paths agree to float32 rounding after every swe
         const test::Solved dense = test::solve(builder, setup);
         const std::vector<double> reference = reference_pgs(builder, sweeps);
         CAPTURE(sweeps);
+        test::check_path_taken(general, STEEL_PATH_GENERAL);
+        test::check_path_taken(dense, STEEL_PATH_DENSE);
         // float32 carries about 6e-8 relative; a few dozen roundings per row and a few sweeps of
         // error growth stay well inside 1e-4 of the largest impulse.
         const double scale = std::max(1.0, test::max_abs(reference));
@@ -124,6 +128,9 @@ TEST_CASE("the residual each path reports agrees sweep by sweep") {
         const test::Solved general = test::solve(builder, setup);
         setup.path = STEEL_PATH_DENSE;
         const test::Solved dense = test::solve(builder, setup);
+        CAPTURE(sweeps);
+        test::check_path_taken(general, STEEL_PATH_GENERAL);
+        test::check_path_taken(dense, STEEL_PATH_DENSE);
         for (size_t w = 0; w < general.stats.size(); ++w) {
             // Near convergence the residual is itself rounding noise: compare against the
             // first sweep's scale.

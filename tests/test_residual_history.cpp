@@ -3,6 +3,7 @@
 #include "rows_scenes.hpp"
 #include "support.hpp"
 
+#include <cstring>
 #include <string>
 
 TEST_CASE("the residual history holds every sweep's residual, oldest first") {
@@ -85,12 +86,23 @@ TEST_CASE("a solve refused for want of history memory leaves the last history re
     const test::Solved after = test::read_all(batch);
     CHECK(after.impulses == before.impulses);
     CHECK(after.velocities == before.velocities);
-    uint64_t bytes = 0; // the stride a snapshot records still matches the history it holds
+    // The stride a snapshot records still matches the history it holds. A snapshot holds results
+    // only next to the options that solved them: set those again first.
+    options.iterations = setup.iterations;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    uint64_t bytes = 0;
     REQUIRE_OK(steel_batch_save_memory(batch, nullptr, 0, &bytes));
     std::vector<unsigned char> snapshot(bytes);
     REQUIRE_OK(steel_batch_save_memory(batch, snapshot.data(), bytes, &bytes));
     steel_batch loaded{};
     REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, snapshot.data(), bytes, &loaded));
+    double history_loaded[5] = {};
+    uint32_t count_loaded = 0;
+    REQUIRE_OK(steel_batch_read_residual_history(loaded, last, history_loaded, 5, &count_loaded));
+    REQUIRE(count_loaded == count_before);
+    CHECK(history_before[0] > 0); // a real residual, not the zeros the arrays start as
+    CHECK(count_loaded == setup.iterations);
+    CHECK(std::memcmp(history_loaded, history_before, count_before * sizeof(double)) == 0);
     REQUIRE_OK(steel_batch_destroy(loaded));
     REQUIRE_OK(steel_batch_destroy(batch));
 }

@@ -208,11 +208,17 @@ TEST_CASE("snapshots load from any alignment, and files round-trip through save_
     const scenes::RowsBuilder builder = snaptest::varied_scene(4, 2);
     const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
     const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
+    const snaptest::Outputs original = snaptest::read_outputs(batch);
+    REQUIRE(!original.solved.impulses.empty());
+    REQUIRE(!original.history.front().empty());
     for (size_t shift = 1; shift < 8; ++shift) {
+        CAPTURE(shift);
         std::vector<uint8_t> shifted(bytes.size() + shift);
         std::memcpy(shifted.data() + shift, bytes.data(), bytes.size());
         steel_batch loaded{};
         REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, shifted.data() + shift, bytes.size(), &loaded));
+        // Every number read at its own bits: impulses, velocities, stats and residual histories.
+        CHECK(snaptest::same_outputs(snaptest::read_outputs(loaded), original));
         REQUIRE_OK(steel_batch_destroy(loaded));
     }
 
