@@ -74,7 +74,6 @@ steel_status steel_batch_update_values_device(steel_batch batch,
         if (values.reserved0 != 0)
             fail(STEEL_ERROR_INVALID_ARGUMENT,
                  format("%s: reserved0 = %u must be 0", where, values.reserved0));
-        b.rows_updated_since_solve = true; // before: a failed update may have changed them too
         cuda::update_values_from_device(b, values, stream);
     });
 }

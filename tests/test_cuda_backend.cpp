@@ -9,10 +9,18 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+namespace steel::testing {
+// impl/cuda/device_batch.cu: the solves that launched each build of the twice-built kernels.
+extern std::atomic<uint32_t> cuda_solves_general[2];          // plain, bounded
+extern std::atomic<uint32_t> cuda_solves_propagation_thread;  // a thread per world
+extern std::atomic<uint32_t> cuda_solves_propagation_warp[2]; // a warp per world: plain, bounded
+} // namespace steel::testing
 
 using cuda_test::check_close;
 using cuda_test::options_with;
@@ -156,8 +164,14 @@ TEST_CASE("GPU Nesterov momentum matches the CPU") {
             solve_with_history(builder, STEEL_BACKEND_CUDA, options, gpu_history);
         const double scale = std::max(1.0, test::max_abs(cpu.impulses));
         CHECK(test::max_abs_diff(gpu.impulses, cpu.impulses) <= 1e-9 * scale);
+        const double speed = std::max(1.0, test::max_abs(cpu.velocities));
+        CHECK(test::max_abs_diff(gpu.velocities, cpu.velocities) <= 1e-9 * speed);
+        REQUIRE(gpu_history.size() == cpu_history.size());
+        for (size_t k = 0; k < cpu_history.size(); ++k)
+            CHECK(std::fabs(gpu_history[k] - cpu_history[k]) <= 1e-9 * scale);
         for (size_t w = 0; w < cpu.stats.size(); ++w)
             CHECK(gpu.stats[w].momentum_restarts == cpu.stats[w].momentum_restarts);
+        CHECK(cpu.stats.back().momentum_restarts > 0); // else the restarts above compare 0 == 0
     }
 }
 
@@ -249,7 +263,12 @@ TEST_CASE("the general sweep built under launch bounds gives the plain build's b
                     REQUIRE_OK(steel_batch_upload_scene(batch, &scene_desc));
                 else
                     REQUIRE_OK(steel_batch_upload_rows(batch, &rows_desc));
+                // The build asked for is the one launched, or this compares a kernel with itself.
+                std::atomic<uint32_t>& launched =
+                    steel::testing::cuda_solves_general[std::strcmp(build, "bounded") == 0];
+                const uint32_t launched_before = launched.load();
                 REQUIRE_OK(steel_batch_solve(batch));
+                CHECK(launched.load() == launched_before + 1);
                 test::Solved solved = test::read_all(batch);
                 for (uint32_t w = 0; w < worlds; ++w) {
                     std::vector<double> history(options.iterations);
@@ -337,7 +356,13 @@ void check_propagation_on_gpu(const steel_scene_desc& desc, int32_t solve_mode) 
                 const steel_solve_options options = propagation_options(25, solve_mode);
                 REQUIRE_OK(steel_batch_set_options(batch, &options));
                 REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+                // The layout and build asked for are the ones launched (a CUDA batch's solve).
+                std::atomic<uint32_t>& launched =
+                    serial && !warp ? steel::testing::cuda_solves_propagation_thread
+                                    : steel::testing::cuda_solves_propagation_warp[bounded];
+                const uint32_t launched_before = launched.load();
                 REQUIRE_OK(steel_batch_solve(batch));
+                CHECK(launched.load() == launched_before + (backend == STEEL_BACKEND_CUDA));
                 test::Solved solved = test::read_all(batch);
                 REQUIRE_OK(steel_batch_destroy(batch));
                 return solved;

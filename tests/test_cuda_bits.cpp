@@ -1,12 +1,15 @@
 // The GPU against the host emulation of the same kernels (tests/simt/), bit for bit. The device
 // code is built without FMA contraction and with IEEE division and square root, so the only
 // thing left to differ would be a kernel that does not do on the device what it does on the
-// host: a race, an uninitialized read, a compiler difference. On a device only (skipped without
-// one, like every test of steel_cuda_tests).
+// host: a race, an uninitialized read, a compiler difference. On a device (skipped without one,
+// like every test of steel_cuda_tests), and in steel_emulated_cuda_tests on the emulated device,
+// whose launches run in order: the reference emulation here runs its blocks and warps in the
+// shuffled order (simt/schedule.hpp), so that there too two orders of the same kernels meet.
 #include "cuda_support.hpp"
 #include "robot_scenes.hpp"
 #include "scene_builder.hpp"
 #include "simt/emulated_kernels.hpp"
+#include "simt/schedule.hpp"
 
 #include "batch.hpp"
 #include "handle_registry.hpp"
@@ -36,7 +39,10 @@ void check_device_equals_emulation(steel_batch batch, const steel_solve_options&
     REQUIRE_OK(steel_batch_solve(batch));
     std::visit(
         [&](auto& host) {
-            const auto emulated = test::emulate_solve(host.rows, options);
+            const auto emulated = [&] {
+                const simt::ScopedSchedule shuffled(simt::Schedule::shuffled);
+                return test::emulate_solve(host.rows, options);
+            }();
             for (const std::string& problem : emulated.problems)
                 FAIL_CHECK(problem);
             INFO("largest impulse gap " << largest_gap(host.results.impulse, emulated.impulse));

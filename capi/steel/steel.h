@@ -8,7 +8,8 @@
  * Rules of this interface (they hold for every function below):
  *  - Every fallible function returns a steel_status: 0 (STEEL_OK) on success, a negative
  *    value on failure. steel_last_error_message() then gives a message naming what was wrong
- *    and where (world, row, field). A failed call changes nothing.
+ *    and where (world, row, field). A failed call changes nothing (the one exception:
+ *    steel_batch_update_values_device, below).
  *  - Handles are 64-bit ids checked on every call: a null, destroyed or made-up handle gives
  *    STEEL_ERROR_INVALID_HANDLE, never undefined behaviour. Destroying a null handle is a no-op.
  *  - Input arrays are copied during the call; the caller keeps ownership of everything it
@@ -68,8 +69,10 @@ typedef int32_t steel_status;
 /* Static, never NULL text for a status ("invalid argument", ...). Thread-safe. */
 STEEL_API const char* steel_status_string(steel_status status);
 
-/* The detailed message of the calling thread's last failed call, or "" if the last call
- * succeeded. Never NULL; valid until the calling thread's next Steel call. Thread-safe. */
+/* The detailed message of the calling thread's last failed call, or "" if the last call that
+ * returns a steel_status succeeded (steel_status_string, steel_version, steel_abi_version and
+ * steel_build_features leave it as it was). Never NULL; valid until the calling thread's next
+ * Steel call. Thread-safe. */
 STEEL_API const char* steel_last_error_message(void);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -122,19 +125,19 @@ static inline void steel_batch_desc_default(steel_batch_desc* out) {
     (void)steel_batch_desc_init(out, (uint32_t)sizeof(*out));
 }
 
-/* Creates a batch. abi_version must be STEEL_ABI_VERSION (of the header you compiled with).
- * On success *out is the new handle; on failure *out is the null handle.
- * Returns OK, INVALID_ARGUMENT (null pointers, zero worlds, unknown backend or precision,
- * thread_count above 256, reserved0 not 0), ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA
- * backend not built into this library), NO_DEVICE (CUDA built, but no device, no or too old a
- * driver, or no code in this build for the device: the message gives the CUDA runtime's words),
- * INTERNAL (a device was seen but its CUDA context is in an error state: restart the process),
- * OUT_OF_MEMORY (also when the system refuses one of the thread_count - 1 worker threads; the
- * ones already started are stopped). A CUDA batch solves on the device and mirrors its results
- * to the host, so every function of this header works on it; see also the device-pointer
- * functions at the end and docs/cuda.md. It lives on the GPU current on the calling thread at
- * creation (cudaSetDevice); later calls use that GPU and leave the caller's current device as it
- * was. */
+/* Creates a batch. abi_version must be STEEL_ABI_VERSION (of the header you compiled with). On
+ * success *out is the new handle; on failure *out is the null handle. Returns OK, INVALID_ARGUMENT
+ * (null pointers, zero worlds, unknown backend or precision, thread_count above 256, reserved0 not
+ * 0; for a CUDA batch, an unknown value in one of the STEEL_CUDA_* environment variables of
+ * docs/cuda.md), ABI_MISMATCH, STRUCT_VERSION, UNSUPPORTED (CUDA backend not built into this
+ * library), NO_DEVICE (CUDA built, but no device, no or too old a driver, or no code in this build
+ * for the device: the message gives the CUDA runtime's words), INTERNAL (a device was seen but its
+ * CUDA context is in an error state: restart the process), OUT_OF_MEMORY (also when the system
+ * refuses one of the thread_count - 1 worker threads; the ones already started are stopped). A CUDA
+ * batch solves on the device and mirrors its results to the host, so every function of this header
+ * works on it; see also the device-pointer functions at the end and docs/cuda.md. It lives on the
+ * GPU current on the calling thread at creation (cudaSetDevice); later calls use that GPU and leave
+ * the caller's current device as it was. */
 STEEL_API steel_status steel_batch_create(uint32_t abi_version, const steel_batch_desc* desc,
                                           steel_batch* out);
 
@@ -142,13 +145,16 @@ STEEL_API steel_status steel_batch_create(uint32_t abi_version, const steel_batc
  * a destroyed or unknown handle returns INVALID_HANDLE. */
 STEEL_API steel_status steel_batch_destroy(steel_batch batch);
 
-/* The desc the batch was created with (thread_count as resolved, never 0). */
+/* The desc the batch was created with (thread_count as resolved, never 0). Writes the whole
+ * steel_batch_desc of this library's header, struct_size included; the caller's struct_size is
+ * not read (unlike steel_batch_get_options). Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (out
+ * is NULL). */
 STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc* out);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Rows upload                                                                              */
 
-/* Row kinds and their projection sets (docs/guide.md, "What a solve computes"). */
+/* Row kinds and their projection sets (docs/guide.md, "The rows format"). */
 #define STEEL_ROW_BILATERAL 0      /* lambda free in R */
 #define STEEL_ROW_BOUNDED 1        /* lambda in [lower, upper] */
 #define STEEL_ROW_CONTACT_NORMAL 2 /* lambda in [0, inf) */
@@ -226,7 +232,9 @@ STEEL_API steel_status steel_batch_upload_rows(steel_batch batch, const steel_ro
 #define STEEL_PATH_DENSE 2   /* the small-world dense path (docs/guide.md) */
 
 /* Largest row count the dense path takes, even when forced; bigger worlds run the general
- * sweep and report STEEL_PATH_GENERAL. */
+ * sweep and report STEEL_PATH_GENERAL. A CUDA batch's dense kernel holds A in shared memory and
+ * takes at most 32 rows: there a world forced onto DENSE with more runs the general sweep and
+ * reports so (docs/cuda.md, "Classification"). */
 #define STEEL_DENSE_MAX_ROWS 1024u
 
 typedef struct steel_solve_options {
@@ -286,9 +294,14 @@ static inline void steel_solve_options_default(steel_solve_options* out) {
     (void)steel_solve_options_init(out, (uint32_t)sizeof(*out));
 }
 
-/* Sets the batch's options (used by every later solve). Checked: iterations >= 1, tolerance
- * finite and >= 0, cfm finite and >= 0 and keeping every uploaded row's denominator > 0, path
- * and warm_start in range. Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, STRUCT_VERSION. */
+/* Sets the batch's options (used by every later solve). Checked: iterations >= 1; tolerance
+ * finite and >= 0; cfm and contact_regularization finite and >= 0 and keeping every uploaded
+ * row's denominator > 0; path, solve_mode and articulated_contact_response known values;
+ * warm_start and the other flags 0 or 1; reserved0 0; STEEL_SOLVE_COLORED only with
+ * STEEL_RESPONSE_PROPAGATION, which takes neither nesterov_momentum nor
+ * enable_bilateral_preelimination. Returns OK, INVALID_HANDLE, INVALID_ARGUMENT,
+ * STRUCT_VERSION, and for a CUDA batch, whose device buffers are sized here so that a solve
+ * never allocates, OUT_OF_MEMORY or INTERNAL. */
 STEEL_API steel_status steel_batch_set_options(steel_batch batch,
                                                const steel_solve_options* options);
 /* The batch's current options. out->struct_size must be set by the caller; that many bytes
@@ -405,7 +418,8 @@ STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path
  * recorded results; capture is off (STEEL_CAPTURE does not apply). A capture stream is not a
  * snapshot: split it into its records first (see steel_batch_set_capture).
  * On failure *out is the null handle and the message says what is wrong and where.
- * Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot), UNSUPPORTED
+ * Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot; for a CUDA
+ * snapshot, an unknown STEEL_CUDA_* environment value, as steel_batch_create), UNSUPPORTED
  * (the snapshot's backend is not built into this library), NO_DEVICE (a CUDA snapshot, CUDA
  * built but no usable device found), INTERNAL (a CUDA snapshot in a process whose CUDA context is
  * in an error state), OUT_OF_MEMORY (also: the rows do not fit on the device). */
@@ -673,7 +687,9 @@ static inline void steel_row_values_desc_default(steel_row_values_desc* out) {
  * a world whose numbers are, or become, non-finite is flagged STEEL_WORLD_NONFINITE by the
  * next solve and isolated as always; keeping J.Y + cfm (or + c) > 0 is the caller's duty.
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, NO_DATA (no rows uploaded), STRUCT_VERSION,
- * UNSUPPORTED. */
+ * UNSUPPORTED, OUT_OF_MEMORY or INTERNAL. The one exception to "a failed call changes nothing":
+ * an INTERNAL from a launch that failed after the first copy was enqueued may leave the values
+ * partly replaced, and the batch's snapshots then hold no results until its next solve. */
 STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const steel_row_values_desc* values,
                                                         void* stream);
 

@@ -19,11 +19,21 @@
 #include "preelimination_buffers.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <variant>
 #include <vector>
+
+namespace steel::testing {
+// Test seam: the solves that launched each build of the twice-built kernels (KernelChoice), so
+// that the tests which set STEEL_CUDA_* can see their choice reach the launch rather than compare
+// one kernel with itself. Only counted, never read here.
+std::atomic<uint32_t> cuda_solves_general[2]{};          // [KernelBuild]: plain, bounded
+std::atomic<uint32_t> cuda_solves_propagation_thread{0}; // propagation_thread_kernel
+std::atomic<uint32_t> cuda_solves_propagation_warp[2]{}; // [KernelBuild]: plain, bounded
+} // namespace steel::testing
 
 namespace steel::cuda {
 
@@ -479,11 +489,19 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
         state.impulse.data(),    state.velocity.data(), state.momentum_scratch.data(),
         state.world_path.data(), state.stats.data(),    state.history.data()};
     if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION) {
+        if (options.solve_mode == STEEL_SOLVE_SERIAL &&
+            kernels.serial_layout == SerialLayout::thread_per_world)
+            testing::cuda_solves_propagation_thread.fetch_add(1, std::memory_order_relaxed);
+        else
+            testing::cuda_solves_propagation_warp[size_t(kernels.propagation)].fetch_add(
+                1, std::memory_order_relaxed);
         state.history_stride = launch_propagation_kernels(
             rows.view(), state.propagation.view(), state.propagation.scratch(),
             options.solve_mode == STEEL_SOLVE_COLORED ? state.colored.view() : ColoredView<Real>{},
             rows.shape, options, out, kernels, StreamLaunch{stream});
     } else {
+        testing::cuda_solves_general[size_t(kernels.general)].fetch_add(1,
+                                                                        std::memory_order_relaxed);
         const PreeliminationBuffers<Real> spaces =
             state.preelimination.view(state.world_value_base.data(), state.world_schur_base.data());
         state.history_stride = launch_solve_kernels(rows.view(), rows.shape, options, out,
@@ -812,6 +830,9 @@ void update_values_on_device(Batch& batch, const steel_row_values_desc& values, 
         if (!host.has_rows)
             fail(STEEL_ERROR_NO_DATA, format("%s: no rows have been uploaded to update", where));
         ensure_rows_mirrored(device, host, batch, captured, where);
+        // From the first copy on, the rows may change even if a launch fails after it: the
+        // results no longer go with them (snapshots leave them out until the next solve).
+        batch.rows_updated_since_solve = true;
         DeviceRows<Real>& rows = state.rows;
         const uint64_t value_count = rows.jacobian.size();
         const auto copy = [&](const double* in, DeviceBuffer<Real>& out, uint64_t count) {
