@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 namespace test {
 
@@ -89,6 +91,13 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
     double most = 0;
     for (size_t k = 0; k < a.size(); ++k) most = std::max(most, std::fabs(a[k] - b[k]));
     return most;
+}
+
+bool isa_required(const char* name) {
+    const char* list = std::getenv("STEEL_TEST_REQUIRE_ISAS");
+    if (list == nullptr) return false;
+    const std::string wanted = std::string(",") + list + ",";
+    return wanted.find(std::string(",") + name + ",") != std::string::npos;
 }
 
 void check_path_taken(const Solved& solved, int32_t path) {
