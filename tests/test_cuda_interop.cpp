@@ -234,9 +234,18 @@ TEST_CASE("a propagation solve replays from a CUDA graph, and waits for a new sc
     REQUIRE_OK(solve);
     REQUIRE_OK(read);
     REQUIRE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    // Other results on the device before the replay (a plain solve of 3 sweeps; the graph keeps
+    // the 20 of its capture) and NaN in the output: only a replayed solve gives `first` back.
+    options.iterations = 3;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_solve(batch));
+    CHECK(test::read_all(batch).impulses != first.impulses);
+    REQUIRE_CUDA(cudaMemset(impulses, 0xff, rows * sizeof(double)));
     REQUIRE_CUDA(cudaGraphLaunch(exec, stream));
     REQUIRE_CUDA(cudaStreamSynchronize(stream));
     CHECK(to_host(impulses, rows) == first.impulses);
+    options.iterations = 20;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
 
     // New biases from the device: the trees and packs were built from the scene's values.
     double* device_bias = to_device(std::vector<double>(rows, 0.0));
