@@ -27,7 +27,9 @@ colored_sweep(const ColoredPlan<Real>& plan, propagation::PropagationWorld<Real>
               const SolveParams<Real>& params, Real* impulse, const RunPacks& run_packs) {
     SweepResult<Real> result;
     for (uint32_t c = plan.world_color_offset[w]; c < plan.world_color_offset[w + 1]; ++c) {
-        merge(result, run_packs(plan.color_pack_offset[c], plan.color_pack_offset[c + 1]));
+        // A color of tree contacts alone (a robot's feet) has no packs: no call for nothing.
+        if (plan.color_pack_offset[c] != plan.color_pack_offset[c + 1])
+            merge(result, run_packs(plan.color_pack_offset[c], plan.color_pack_offset[c + 1]));
         for (uint32_t k = plan.color_contact_offset[c]; k < plan.color_contact_offset[c + 1]; ++k) {
             const uint32_t first = plan.contact_rows[2 * size_t(k)],
                            count = plan.contact_rows[2 * size_t(k) + 1];
