@@ -17,7 +17,6 @@
 #include <cstring>
 #include <random>
 #include <set>
-#include <string>
 #include <type_traits>
 #include <variant>
 
@@ -187,12 +186,7 @@ TEST_CASE("colored: bit-identical for any thread count and on every SIMD width")
         std::vector<test::Solved> runs;
         for (PackIsa isa : {PackIsa::scalar, PackIsa::avx2, PackIsa::avx512}) {
             if (!steel::colored::pack_isa_supported(isa)) {
-                if (test::isa_required(steel::colored::pack_isa_name(isa)))
-                    FAIL_CHECK((std::string(steel::colored::pack_isa_name(isa)) +
-                                ": in /proc/cpuinfo, but the library does not detect it"));
-                else
-                    MESSAGE("this processor has no ", steel::colored::pack_isa_name(isa),
-                            ": not compared");
+                test::report_undetected_isa(steel::colored::pack_isa_name(isa));
                 continue;
             }
             steel::colored::set_pack_isa(isa);

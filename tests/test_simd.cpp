@@ -15,7 +15,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <string>
 #include <vector>
 
 using steel::simd::SimdIsa;
@@ -30,11 +29,8 @@ std::vector<SimdIsa> supported_isas() {
     for (SimdIsa isa : kAllIsas) {
         if (steel::simd::simd_isa_supported(isa))
             isas.push_back(isa);
-        else if (test::isa_required(steel::simd::simd_isa_name(isa)))
-            FAIL_CHECK((std::string(steel::simd::simd_isa_name(isa)) +
-                        ": in /proc/cpuinfo, but the library does not detect it"));
         else
-            MESSAGE("this processor has no ", steel::simd::simd_isa_name(isa), ": not compared");
+            test::report_undetected_isa(steel::simd::simd_isa_name(isa));
     }
     return isas;
 }
