@@ -371,7 +371,14 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
     }
     steel_solve_options options;
     steel_solve_options_default(&options);
-    steel_batch_get_options(batch, &options);
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    if (steel_batch_get_options(batch, &options) != STEEL_OK ||
+        steel_batch_get_desc(batch, &desc) != STEEL_OK) {
+        std::fprintf(stderr, "steel-replay: record %zu: %s\n", record, steel_last_error_message());
+        steel_batch_destroy(batch);
+        return kExitError;
+    }
     if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION) {
         // A snapshot holds the rows a scene upload built, not the scene, so there are no trees
         // to propagate through. The immediate response solves the same problem: serial sweeps
@@ -386,8 +393,6 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
         options.solve_mode = STEEL_SOLVE_SERIAL;
     }
     for (const auto& [key, value] : args.options) apply_option(options, key, value);
-    steel_batch_desc desc;
-    steel_batch_get_desc(batch, &desc);
     std::vector<double> impulses, velocities;
     std::vector<steel_world_stats> stats;
     const bool ok = steel_batch_set_options(batch, &options) == STEEL_OK && steel_batch_solve(batch) == STEEL_OK &&
