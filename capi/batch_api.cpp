@@ -209,6 +209,13 @@ steel_status steel_batch_destroy(steel_batch batch) {
     });
 }
 
+// Writes the whole struct without reading out->struct_size (steel.h): safe only while every
+// caller's steel_batch_desc is this size. A caller built against an older header would have a
+// smaller one, so growing the struct needs either write_versioned here (as get_options does) or
+// a new STEEL_ABI_VERSION, which steel_batch_create refuses to mix.
+static_assert(STEEL_ABI_VERSION != 1u || sizeof(steel_batch_desc) == 24,
+              "steel_batch_desc grew under ABI 1: make steel_batch_get_desc honour struct_size");
+
 steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc* out) {
     constexpr const char* where = "steel_batch_get_desc";
     return call_guarded(where, [&] {
