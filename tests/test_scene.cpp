@@ -996,7 +996,7 @@ TEST_CASE("restitution waits until the contact closes within the step") {
 }
 
 TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 threads, and an "
-          "upload reports the first bad world") {
+          "upload reports the first bad world, then every refused one") {
     // Every kind of row: contacts, limits, drive rows, a loop closure, a mimic pair; worlds of
     // different sizes, so that the threads' runs of worlds differ in rows.
     SceneBuilder builder;
@@ -1046,17 +1046,49 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
         }
     }
 
-    // Two bad worlds: the earlier one is reported, whatever the thread count.
+    // Two bad worlds: the earlier one's reason is reported, then every refused world, whatever
+    // the thread count.
     SceneBuilder broken = builder;
     broken.mass[broken.body_counts[0] + broken.body_counts[1] + 1] = -1; // world 2
     broken.mass[broken.mass.size() - 1] = -2;                            // the last world
     const steel_scene_desc bad = broken.desc();
-    for (uint32_t threads : {1u, 8u}) {
+    REQUIRE(bad.world_count == 144);
+    // Then a non-finite mass in every third world from world 4 on as well (diverged ones), and
+    // a bad mass in every world: the list stops at 16 worlds.
+    SceneBuilder diverged = broken;
+    std::vector<uint32_t> first_body(bad.world_count + 1, 0);
+    for (uint32_t w = 0; w < bad.world_count; ++w)
+        first_body[w + 1] = first_body[w] + broken.body_counts[w];
+    for (uint32_t w = 4; w < bad.world_count; w += 3)
+        diverged.mass[first_body[w]] = NAN;
+    SceneBuilder all_bad = builder;
+    for (uint32_t w = 0; w < bad.world_count; ++w)
+        all_bad.mass[first_body[w]] = 0;
+    const steel_scene_desc bad_some = diverged.desc(), bad_all = all_bad.desc();
+    for (uint32_t threads : {1u, 2u, 8u}) {
+        CAPTURE(threads);
         const steel_batch batch = batch_on(bad.world_count, threads);
         CHECK(steel_batch_upload_scene(batch, &bad) == STEEL_ERROR_INVALID_ARGUMENT);
-        const std::string message = steel_last_error_message();
-        INFO(message);
-        CHECK(message.find("world 2, body 1: body_mass = -1") != std::string::npos);
+        CHECK(std::string(steel_last_error_message()) ==
+              "steel_batch_upload_scene: world 2, body 1: body_mass = -1 must be finite and > 0; "
+              "2 of the 144 worlds are refused: 2, 143");
+        CHECK(steel_batch_upload_scene(batch, &bad_some) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(steel_last_error_message()) ==
+              "steel_batch_upload_scene: world 2, body 1: body_mass = -1 must be finite and > 0; "
+              "49 of the 144 worlds are refused: 2, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 34, 37, "
+              "40, 43, 46 and 33 more");
+        CHECK(steel_batch_upload_scene(batch, &bad_all) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(steel_last_error_message()) ==
+              "steel_batch_upload_scene: world 0, body 0: body_mass = 0 must be finite and > 0; "
+              "144 of the 144 worlds are refused: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+              "14, 15 and 128 more");
+        // One bad world alone: its reason only, as before.
+        SceneBuilder one_bad = builder;
+        one_bad.mass[first_body[143]] = -3;
+        const steel_scene_desc bad_one = one_bad.desc();
+        CHECK(steel_batch_upload_scene(batch, &bad_one) == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(std::string(steel_last_error_message()) ==
+              "steel_batch_upload_scene: world 143, body 0: body_mass = -3 must be finite and > 0");
         REQUIRE_OK(steel_batch_destroy(batch));
     }
 

@@ -590,7 +590,8 @@ static inline void steel_scene_desc_default(steel_scene_desc* out) {
  * CRBA, H~ and its factorization, v-hat, contact / friction / limit / connect / mimic rows with
  * their biases, Y = H~^-1 J^T) and replaces the batch's rows with them. The world's DOFs are
  * ordered articulation by articulation (an articulation is a root joint and its descendants),
- * each in body order. Failure leaves the batch unchanged; the message names world, item, field.
+ * each in body order. Failure leaves the batch unchanged; the message names world, item, field
+ * of the first bad world, then every refused world when there are several (the first 16).
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, STRUCT_VERSION, OUT_OF_MEMORY. */
 STEEL_API steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc* scene);
 

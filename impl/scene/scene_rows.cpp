@@ -930,12 +930,63 @@ void shift_rows(WorldRecord& world, int64_t by) {
             shift(row);
 }
 
+// The worlds after `failed` (the first world an upload refused, with `error`) that fail their
+// build too, each built alone into rows of its own, since the failed build left its arrays
+// half-written. Appends them to error's message when there are any, so that one refused upload
+// names every world to fix (a few diverged environments among thousands): the first world's
+// reason, then which worlds are refused. Only on the failure path; the rows built are dropped.
+[[noreturn]] void refuse_worlds(const steel_scene_desc& d, const SceneLayout& layout,
+                                SceneRecord& record, ThreadPool* pool, uint32_t failed,
+                                Error error) {
+    const uint32_t first = failed + 1, count = d.world_count - first;
+    const uint32_t run_count = pool ? std::max(pool->run_count(count), 1u) : 1;
+    std::vector<std::vector<uint32_t>> refused(run_count);
+    const auto check = [&](uint32_t run, uint32_t begin, uint32_t end) {
+        for (uint32_t w = first + begin; w < first + end; ++w) {
+            BuiltRows alone;
+            try {
+                build_world(d, layout, w, record, alone);
+            } catch (const Error& other) {
+                if (other.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
+                refused[run].push_back(w);
+            }
+        }
+    };
+    if (run_count <= 1) {
+        check(0, 0, count);
+    } else {
+        pool->for_each_run(count, check);
+    }
+    std::vector<uint32_t> worlds{failed};
+    for (const std::vector<uint32_t>& some : refused)
+        worlds.insert(worlds.end(), some.begin(), some.end());
+    if (worlds.size() > 1) {
+        constexpr size_t kListed = 16;
+        std::string list;
+        for (size_t k = 0; k < worlds.size() && k < kListed; ++k)
+            list += format("%s%u", k ? ", " : "", worlds[k]);
+        if (worlds.size() > kListed) list += format(" and %zu more", worlds.size() - kListed);
+        error.message += format("; %zu of the %u worlds are refused: %s", worlds.size(),
+                                d.world_count, list.c_str());
+    }
+    throw error;
+}
+
+// Builds worlds [first, end) into `out`; a refused world ends the upload (refuse_worlds).
+void build_world_run(const steel_scene_desc& d, const SceneLayout& layout, SceneRecord& record,
+                     uint32_t first, uint32_t end, BuiltRows& out, uint32_t* failed) {
+    for (uint32_t w = first; w < end; ++w) {
+        *failed = w;
+        build_world(d, layout, w, record, out);
+    }
+}
+
 // Every world's rows, in world order, as the parts of an upload (rows_upload.hpp): `out` alone
 // on one thread. With a pool of several threads the worlds are built in contiguous runs, each
 // into its own arrays (`runs`, kept for their memory), which are the parts: a world's rows do
 // not depend on where it is built, so the batch gets the one-thread rows bit for bit, without
 // a copy to join them. An invalid world fails the upload with the message one thread would
-// give (ThreadPool::for_each_run).
+// give (ThreadPool::for_each_run), which also lists every other world refused.
 std::vector<steel_rows_desc> build_worlds(const steel_scene_desc& d, const SceneLayout& layout,
                                           SceneRecord& record, BuiltRows& out, ThreadPool* pool,
                                           std::vector<BuiltRows>* runs) {
@@ -944,20 +995,39 @@ std::vector<steel_rows_desc> build_worlds(const steel_scene_desc& d, const Scene
     if (run_count <= 1) {
         out.clear();
         reserve_rows(d, record, layout, 0, worlds, out);
-        for (uint32_t w = 0; w < worlds; ++w)
-            build_world(d, layout, w, record, out);
+        uint32_t failed = 0;
+        try {
+            build_world_run(d, layout, record, 0, worlds, out, &failed);
+        } catch (const Error& error) {
+            if (error.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
+            refuse_worlds(d, layout, record, pool, failed, error);
+        }
         return {out.desc()};
     }
     runs->resize(run_count);
     std::vector<uint32_t> first_world(run_count + 1, worlds);
-    pool->for_each_run(worlds, [&](uint32_t run, uint32_t first, uint32_t end) {
-        BuiltRows& built = (*runs)[run];
-        built.clear();
-        first_world[run] = first;
-        reserve_rows(d, record, layout, first, end, built);
-        for (uint32_t w = first; w < end; ++w)
-            build_world(d, layout, w, record, built);
-    });
+    std::vector<uint32_t> failed(run_count, 0);
+    std::vector<uint8_t> stopped(run_count, 0);
+    try {
+        pool->for_each_run(worlds, [&](uint32_t run, uint32_t first, uint32_t end) {
+            BuiltRows& built = (*runs)[run];
+            built.clear();
+            first_world[run] = first;
+            reserve_rows(d, record, layout, first, end, built);
+            try {
+                build_world_run(d, layout, record, first, end, built, &failed[run]);
+            } catch (...) {
+                stopped[run] = 1;
+                throw;
+            }
+        });
+    } catch (const Error& error) {
+        if (error.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
+        // for_each_run rethrew the earliest stopped run's error, raised at its failed world.
+        const uint32_t run =
+            uint32_t(std::find(stopped.begin(), stopped.end(), 1) - stopped.begin());
+        refuse_worlds(d, layout, record, pool, failed[run], error);
+    }
     // The record's row indices count from their run's first row: make them the batch's.
     std::vector<int64_t> first_row(run_count, 0);
     for (uint32_t run = 1; run < run_count; ++run)
