@@ -1064,7 +1064,10 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
     SceneBuilder all_bad = builder;
     for (uint32_t w = 0; w < bad.world_count; ++w)
         all_bad.mass[first_body[w]] = 0;
+    SceneBuilder one_bad = builder; // alone, it gets its reason only, as before
+    one_bad.mass[first_body[143]] = -3;
     const steel_scene_desc bad_some = diverged.desc(), bad_all = all_bad.desc();
+    const steel_scene_desc bad_one = one_bad.desc();
     for (uint32_t threads : {1u, 2u, 8u}) {
         CAPTURE(threads);
         const steel_batch batch = batch_on(bad.world_count, threads);
@@ -1082,10 +1085,6 @@ TEST_CASE("a scene batch gives the same rows, records and results on 1, 2 and 8 
               "steel_batch_upload_scene: world 0, body 0: body_mass = 0 must be finite and > 0; "
               "144 of the 144 worlds are refused: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
               "14, 15 and 128 more");
-        // One bad world alone: its reason only, as before.
-        SceneBuilder one_bad = builder;
-        one_bad.mass[first_body[143]] = -3;
-        const steel_scene_desc bad_one = one_bad.desc();
         CHECK(steel_batch_upload_scene(batch, &bad_one) == STEEL_ERROR_INVALID_ARGUMENT);
         CHECK(std::string(steel_last_error_message()) ==
               "steel_batch_upload_scene: world 143, body 0: body_mass = -3 must be finite and > 0");
