@@ -2,6 +2,7 @@
 
 #include "dense_entry.hpp"
 #include "error.hpp"
+#include "refused_worlds.hpp"
 #include "row_update.hpp"
 #include "thread_pool.hpp"
 #include "world_rows.hpp"
@@ -329,21 +330,48 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
     // Then world by world, phase after phase as one thread would check them: v-hat, the
     // structure (so values are only read where they exist), the cone pairs, the numbers.
     const auto in_part = [&](uint32_t world) -> const Part& { return part[part_of[world]]; };
-    for_each_world(pool, world_count, [&](uint32_t w) { copy_velocity(in_part(w), set, w); });
-    for_each_world(pool, world_count, [&](uint32_t w) { copy_structure(in_part(w), set, w); });
-    for_each_world(pool, world_count, [&](uint32_t w) { check_cone_pairs(set, w); });
-    for (uint32_t p = 0; p < part_count; ++p) {
-        const uint64_t held = (p + 1 < part_count ? part[p + 1].value0 : value_total) - part[p].value0;
-        if (held != parts[p].value_count)
-            bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values", parts[p].value_count,
-                       held));
+    const auto values_held = [&](uint32_t p) {
+        return (p + 1 < part_count ? part[p + 1].value0 : value_total) - part[p].value0;
+    };
+    try {
+        for_each_world(pool, world_count, [&](uint32_t w) { copy_velocity(in_part(w), set, w); });
+        for_each_world(pool, world_count, [&](uint32_t w) { copy_structure(in_part(w), set, w); });
+        for_each_world(pool, world_count, [&](uint32_t w) { check_cone_pairs(set, w); });
+        for (uint32_t p = 0; p < part_count; ++p)
+            if (values_held(p) != parts[p].value_count)
+                bad(format("value_count = %" PRIu64 " but the rows' blocks hold %" PRIu64 " values",
+                           parts[p].value_count, values_held(p)));
+        set.jacobian.resize(value_total);
+        set.response.resize(value_total);
+        for_each_world(pool, world_count, [&](uint32_t w) { copy_numbers(in_part(w), set, w); });
+        for_each_world(pool, world_count, [&](uint32_t w) { compute_cone_cross_terms(set, w); });
+        for_each_world(pool, world_count, [&](uint32_t w) {
+            check_world_denominators(set, w, cfm, contact_regularization, kWhere);
+        });
+    } catch (Error& error) {
+        if (error.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
+        // The message names the first bad world of the first phase that found one; add every
+        // refused world (refused_worlds.hpp), each world through all the phases alone. Not when
+        // a part's value_count is wrong: its values cannot be read.
+        for (uint32_t p = 0; p < part_count; ++p)
+            if (values_held(p) != parts[p].value_count) throw;
+        set.jacobian.resize(value_total);
+        set.response.resize(value_total);
+        error.message += refused_worlds_text(
+            find_refused_worlds(pool, 0, world_count,
+                                [&](uint32_t w) {
+                                    copy_velocity(in_part(w), set, w);
+                                    copy_structure(in_part(w), set, w);
+                                    check_cone_pairs(set, w);
+                                    copy_numbers(in_part(w), set, w);
+                                    compute_cone_cross_terms(set, w);
+                                    check_world_denominators(set, w, cfm, contact_regularization,
+                                                             kWhere);
+                                    return false;
+                                }),
+            world_count);
+        throw;
     }
-    set.jacobian.resize(value_total);
-    set.response.resize(value_total);
-    for_each_world(pool, world_count, [&](uint32_t w) { copy_numbers(in_part(w), set, w); });
-    for_each_world(pool, world_count, [&](uint32_t w) { compute_cone_cross_terms(set, w); });
-    for_each_world(pool, world_count,
-                   [&](uint32_t w) { check_world_denominators(set, w, cfm, contact_regularization, kWhere); });
 }
 
 template <class Real>

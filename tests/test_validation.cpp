@@ -433,16 +433,30 @@ TEST_CASE(
     broken.kind[broken.kind.size() - 2] = 18; // world 39, row 1
     scenes::RowsBuilder nan_only = builder;
     nan_only.jacobian[3] = kNaN;
+    // Then the message lists every refused world, the NaN's world first (found here from the
+    // rows' value counts, not from the library).
+    uint32_t nan_world = 0;
+    for (uint64_t row = 0, values = 0, world_end = builder.row_counts[0];; ++row) {
+        while (row >= world_end)
+            world_end += builder.row_counts[++nan_world];
+        values += builder.block_length[2 * row] + builder.block_length[2 * row + 1];
+        if (values > 3) break;
+    }
+    REQUIRE(nan_world < 21);
+    const std::string listed = "; 3 of the 40 worlds are refused: " + std::to_string(nan_world) + ", 21, 39";
     for (uint32_t threads : {1u, 2u, 8u}) {
         CAPTURE(threads);
         const std::string message = run(broken, threads).first;
         INFO(message);
         CHECK(message.find("world 21, row 1") != std::string::npos);
         CHECK(message.find("kind = 17") != std::string::npos);
+        CHECK(message.size() > listed.size());
+        CHECK(message.substr(message.size() - std::min(message.size(), listed.size())) == listed);
         const std::string nan_message = run(nan_only, threads).first;
         INFO(nan_message);
         CHECK(nan_message.find("jacobian") != std::string::npos);
         CHECK(nan_message.find("is NaN") != std::string::npos);
+        CHECK(nan_message.find("refused") == std::string::npos); // one world: its reason only
         CHECK(nan_message == run(nan_only, 1).first);
     }
 }

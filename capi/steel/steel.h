@@ -217,8 +217,9 @@ static inline void steel_rows_desc_default(steel_rows_desc* out) {
  * kinds, lower <= upper (either may be infinite, neither NaN), normal_row inside the world and
  * pointing at a CONTACT_NORMAL row, mu finite and >= 0, regularization finite and >= 0, every
  * other number finite, and J.Y + c (or + cfm for unregularized rows) > 0 and finite with the
- * batch's current options. On failure the message names world, row and field, and the batch
- * keeps its previous rows and results untouched.
+ * batch's current options. On failure the message names world, row and field, then every
+ * refused world when there are several (the first 16), and the batch keeps its previous rows
+ * and results untouched.
  * Returns OK, INVALID_HANDLE, INVALID_ARGUMENT, STRUCT_VERSION, OUT_OF_MEMORY. */
 STEEL_API steel_status steel_batch_upload_rows(steel_batch batch, const steel_rows_desc* rows);
 

@@ -2,6 +2,7 @@
 
 #include "../dense_cholesky.hpp"
 #include "../error.hpp"
+#include "../refused_worlds.hpp"
 #include "../thread_pool.hpp"
 
 #include <algorithm>
@@ -930,45 +931,21 @@ void shift_rows(WorldRecord& world, int64_t by) {
             shift(row);
 }
 
-// The worlds after `failed` (the first world an upload refused, with `error`) that fail their
-// build too, each built alone into rows of its own, since the failed build left its arrays
-// half-written. Appends them to error's message when there are any, so that one refused upload
-// names every world to fix (a few diverged environments among thousands): the first world's
-// reason, then which worlds are refused. Only on the failure path; the rows built are dropped.
+// Ends an upload that refused world `failed` with `error`: the worlds after it are each built
+// alone (the failed build left its arrays half-written), and the message lists every refused
+// world (refused_worlds.hpp). The rows built here are dropped.
 [[noreturn]] void refuse_worlds(const steel_scene_desc& d, const SceneLayout& layout,
                                 SceneRecord& record, ThreadPool* pool, uint32_t failed,
                                 Error error) {
-    const uint32_t first = failed + 1, count = d.world_count - first;
-    const uint32_t run_count = pool ? std::max(pool->run_count(count), 1u) : 1;
-    std::vector<std::vector<uint32_t>> refused(run_count);
-    const auto check = [&](uint32_t run, uint32_t begin, uint32_t end) {
-        for (uint32_t w = first + begin; w < first + end; ++w) {
-            BuiltRows alone;
-            try {
-                build_world(d, layout, w, record, alone);
-            } catch (const Error& other) {
-                if (other.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
-                refused[run].push_back(w);
-            }
-        }
-    };
-    if (run_count <= 1) {
-        check(0, 0, count);
-    } else {
-        pool->for_each_run(count, check);
-    }
     std::vector<uint32_t> worlds{failed};
-    for (const std::vector<uint32_t>& some : refused)
-        worlds.insert(worlds.end(), some.begin(), some.end());
-    if (worlds.size() > 1) {
-        constexpr size_t kListed = 16;
-        std::string list;
-        for (size_t k = 0; k < worlds.size() && k < kListed; ++k)
-            list += format("%s%u", k ? ", " : "", worlds[k]);
-        if (worlds.size() > kListed) list += format(" and %zu more", worlds.size() - kListed);
-        error.message += format("; %zu of the %u worlds are refused: %s", worlds.size(),
-                                d.world_count, list.c_str());
-    }
+    const std::vector<uint32_t> others =
+        find_refused_worlds(pool, failed + 1, d.world_count, [&](uint32_t w) {
+            BuiltRows alone;
+            build_world(d, layout, w, record, alone);
+            return false;
+        });
+    worlds.insert(worlds.end(), others.begin(), others.end());
+    error.message += refused_worlds_text(worlds, d.world_count);
     throw error;
 }
 
