@@ -949,12 +949,17 @@ void shift_rows(WorldRecord& world, int64_t by) {
     throw error;
 }
 
-// Builds worlds [first, end) into `out`; a refused world ends the upload (refuse_worlds).
+// Builds worlds [first, end) into `out`. A world that throws stops the run and is written to
+// *failed (for refuse_worlds).
 void build_world_run(const steel_scene_desc& d, const SceneLayout& layout, SceneRecord& record,
                      uint32_t first, uint32_t end, BuiltRows& out, uint32_t* failed) {
-    for (uint32_t w = first; w < end; ++w) {
+    uint32_t w = first;
+    try {
+        for (; w < end; ++w)
+            build_world(d, layout, w, record, out);
+    } catch (...) {
         *failed = w;
-        build_world(d, layout, w, record, out);
+        throw;
     }
 }
 
@@ -983,27 +988,22 @@ std::vector<steel_rows_desc> build_worlds(const steel_scene_desc& d, const Scene
     }
     runs->resize(run_count);
     std::vector<uint32_t> first_world(run_count + 1, worlds);
-    std::vector<uint32_t> failed(run_count, 0);
-    std::vector<uint8_t> stopped(run_count, 0);
+    constexpr uint32_t kBuilt = UINT32_MAX; // a run's `failed` while none of its worlds threw
+    std::vector<uint32_t> failed(run_count, kBuilt);
     try {
         pool->for_each_run(worlds, [&](uint32_t run, uint32_t first, uint32_t end) {
             BuiltRows& built = (*runs)[run];
             built.clear();
             first_world[run] = first;
             reserve_rows(d, record, layout, first, end, built);
-            try {
-                build_world_run(d, layout, record, first, end, built, &failed[run]);
-            } catch (...) {
-                stopped[run] = 1;
-                throw;
-            }
+            build_world_run(d, layout, record, first, end, built, &failed[run]);
         });
     } catch (const Error& error) {
         if (error.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
-        // for_each_run rethrew the earliest stopped run's error, raised at its failed world.
-        const uint32_t run =
-            uint32_t(std::find(stopped.begin(), stopped.end(), 1) - stopped.begin());
-        refuse_worlds(d, layout, record, pool, failed[run], error);
+        // for_each_run rethrew the error of the earliest run that stopped, at its failed world.
+        const auto stopped = std::find_if(failed.begin(), failed.end(),
+                                          [](uint32_t world) { return world != kBuilt; });
+        refuse_worlds(d, layout, record, pool, *stopped, error);
     }
     // The record's row indices count from their run's first row: make them the batch's.
     std::vector<int64_t> first_row(run_count, 0);
