@@ -14,18 +14,18 @@
 
 namespace steel {
 
-// The worlds of [first, end) that `refused(w)` refuses, in world order, whatever the thread
-// count: checked in runs on the pool when there is one. refused(w) looks at world w alone and
-// returns true where its checks throw an INVALID_ARGUMENT Error; any other error propagates.
-template <class Refused>
+// The worlds of [first, end) whose check_world(w) throws an INVALID_ARGUMENT Error, in world
+// order, whatever the thread count: checked in runs on the pool when there is one. check_world
+// looks at world w alone; any other error propagates.
+template <class CheckWorld>
 std::vector<uint32_t> find_refused_worlds(ThreadPool* pool, uint32_t first, uint32_t end,
-                                          const Refused& refused) {
+                                          const CheckWorld& check_world) {
     const uint32_t count = end > first ? end - first : 0;
     std::vector<std::vector<uint32_t>> found(pool ? std::max(pool->run_count(count), 1u) : 1u);
     const auto check = [&](uint32_t run, uint32_t begin, uint32_t stop) {
         for (uint32_t w = first + begin; w < first + stop; ++w) {
             try {
-                if (refused(w)) found[run].push_back(w);
+                check_world(w);
             } catch (const Error& error) {
                 if (error.status != STEEL_ERROR_INVALID_ARGUMENT) throw;
                 found[run].push_back(w);

@@ -367,7 +367,6 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
                                     compute_cone_cross_terms(set, w);
                                     check_world_denominators(set, w, cfm, contact_regularization,
                                                              kWhere);
-                                    return false;
                                 }),
             world_count);
         throw;

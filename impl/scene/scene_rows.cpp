@@ -942,7 +942,6 @@ void shift_rows(WorldRecord& world, int64_t by) {
         find_refused_worlds(pool, failed + 1, d.world_count, [&](uint32_t w) {
             BuiltRows alone;
             build_world(d, layout, w, record, alone);
-            return false;
         });
     worlds.insert(worlds.end(), others.begin(), others.end());
     error.message += refused_worlds_text(worlds, d.world_count);
