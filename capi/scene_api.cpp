@@ -81,10 +81,10 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         std::unique_ptr<scene::SceneRecord> record = std::move(b.spare_scene);
         if (!record) record = std::make_unique<scene::SceneRecord>();
         try {
-            replace_rows(b,
-                         scene::build_scene_rows_into(desc, b.desc.world_count, *record,
-                                                      b.scene_rows, &b.pool, &b.scene_row_runs),
-                         where, "in the rows built from the scene");
+            const std::vector<steel_rows_desc> rows = scene::build_scene_rows_into(
+                desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
+            record->inputs.assign(desc); // valid now; kept for snapshots (docs/snapshots.md)
+            replace_rows(b, rows, where, "in the rows built from the scene");
         } catch (...) {
             b.spare_scene = std::move(record);
             throw;

@@ -7,6 +7,7 @@
 #include "../impl/cuda/device_backend.hpp"
 #include "../impl/handle_registry.hpp"
 #include "../impl/rows_upload.hpp"
+#include "../impl/scene/scene_rows.hpp"
 #include "../impl/snapshot/capture.hpp"
 #include "../impl/snapshot/snapshot.hpp"
 
@@ -18,13 +19,47 @@ using namespace steel;
 
 namespace {
 
-// Builds the batch a decoded snapshot describes. The rows are validated (and built) before the
-// batch and its threads exist, so a bad file costs no more than its own checks.
+// Builds the batch a decoded snapshot describes. The rows are validated (and built, from the scene
+// when there is one) before the batch and its threads exist, so a bad file costs no more than
+// its own checks.
+// Uploads the snapshot's scene again, as steel_batch_upload_scene would: the record it leaves
+// (for the propagation response and the scene readers) and its rows, which must have the counts
+// of the rows the snapshot recorded, since its results are sized by them.
+template <class Real>
+std::unique_ptr<scene::SceneRecord> build_scene(const snapshot::Snapshot& in, uint32_t world_count,
+                                                RowSet<Real>& rows, const char* where) {
+    auto record = std::make_unique<scene::SceneRecord>();
+    scene::BuiltRows built;
+    try {
+        const std::vector<steel_rows_desc> parts =
+            scene::build_scene_rows_into(in.scene.desc(), world_count, *record, built);
+        rows = build_row_set<Real>(parts.at(0), world_count, in.options.cfm,
+                                   in.options.contact_regularization);
+    } catch (const Error& error) {
+        fail(error.status, format("%s: the snapshot's scene fails the upload checks: %s", where,
+                                  error.message.c_str()));
+    }
+    for (uint32_t w = 0; w < world_count; ++w)
+        if (rows.dof_count(w) != in.rows.world_dof_counts[w] ||
+            rows.row_count(w) != in.rows.world_row_counts[w])
+            fail(STEEL_ERROR_INVALID_ARGUMENT,
+                 format("%s: world %u: the snapshot's scene builds %u DOFs and %u rows, but the "
+                        "snapshot recorded %u DOFs and %u rows (written by a Steel whose scene "
+                        "mode builds other rows?)",
+                        where, w, rows.dof_count(w), rows.row_count(w), in.rows.world_dof_counts[w],
+                        in.rows.world_row_counts[w]));
+    record->inputs = in.scene;
+    return record;
+}
+
 template <class Real>
 std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_batch_desc& desc, const char* where) {
     const std::string options_where = std::string(where) + ": the snapshot's options";
     RowSet<Real> rows;
-    if (in.has_rows) {
+    std::unique_ptr<scene::SceneRecord> scene;
+    if (in.has_scene) {
+        scene = build_scene<Real>(in, desc.world_count, rows, where);
+    } else if (in.has_rows) {
         try {
             rows = build_row_set<Real>(in.rows.desc(), desc.world_count, in.options.cfm,
                                        in.options.contact_regularization);
@@ -41,6 +76,7 @@ std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_bat
         state.rows = std::move(rows);
         state.has_rows = true;
     }
+    batch->scene = std::move(scene);
     // Exactly steel_batch_set_options on a batch holding these rows.
     set_batch_options(*batch, in.options, options_where.c_str());
     if (in.solved) snapshot::restore_results(*batch, in.results);

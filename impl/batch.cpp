@@ -46,6 +46,7 @@ void commit_replacement_rows(Batch& batch, const char* where) {
             if (state.colored) state.spare_colored = std::move(state.colored);
         },
         batch.state);
+    batch.rows_edited_since_upload = false;
     cuda::rows_changed(batch);
 }
 

@@ -71,6 +71,9 @@ struct Batch {
     // to the options and rows that made them (impl/snapshot/snapshot_batch.cpp).
     steel_solve_options results_options{};
     bool rows_updated_since_solve = false;
+    // Whether a device values update changed the rows since the last upload: a scene batch's
+    // rows then no longer follow from its scene, and a snapshot holds the rows alone.
+    bool rows_edited_since_upload = false;
     cuda::DeviceBatchPtr device; // STEEL_BACKEND_CUDA only: the device mirror (impl/cuda/)
 };
 

@@ -321,47 +321,6 @@ TEST_CASE("propagation: what it cannot solve is refused with a message") {
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
-TEST_CASE("propagation: a snapshot of a propagation solve replays with the immediate response") {
-    // A snapshot keeps the rows, not the scene; the immediate response is the same iteration.
-    SceneBuilder builder;
-    builder.begin_world();
-    scenes::add_arm_with_box(builder, 0.8, 40.0);
-    const steel_scene_desc scene = builder.desc();
-    steel_batch_desc desc;
-    steel_batch_desc_default(&desc);
-    steel_batch batch{};
-    REQUIRE_OK(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch));
-    steel_solve_options options;
-    steel_solve_options_default(&options);
-    options.iterations = 15;
-    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
-    REQUIRE_OK(steel_batch_set_options(batch, &options));
-    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
-    REQUIRE_OK(steel_batch_solve(batch));
-    const test::Solved recorded = test::read_all(batch);
-    uint64_t size = 0;
-    REQUIRE_OK(steel_batch_save_memory(batch, nullptr, 0, &size));
-    std::vector<uint8_t> bytes(size);
-    REQUIRE_OK(steel_batch_save_memory(batch, bytes.data(), size, &size));
-    REQUIRE_OK(steel_batch_destroy(batch));
-
-    steel_batch loaded{};
-    REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), size, &loaded));
-    CHECK(steel_batch_solve(loaded) ==
-          STEEL_ERROR_INVALID_ARGUMENT); // no scene to propagate through
-    steel_solve_options replay;
-    steel_solve_options_default(&replay);
-    REQUIRE_OK(steel_batch_get_options(loaded, &replay));
-    CHECK(replay.articulated_contact_response == STEEL_RESPONSE_PROPAGATION);
-    replay.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
-    REQUIRE_OK(steel_batch_set_options(loaded, &replay));
-    REQUIRE_OK(steel_batch_solve(loaded));
-    const test::Solved replayed = test::read_all(loaded);
-    CHECK(test::max_abs_diff(recorded.impulses, replayed.impulses) <=
-          1e-10 * test::max_abs(recorded.impulses));
-    REQUIRE_OK(steel_batch_destroy(loaded));
-}
-
 TEST_CASE("propagation: 1, 2 and 8 threads give the same bits, serial and colored") {
     // Every kind of tree world (arms, legged robots, four-bars, chains, piles) several times:
     // the set's walks, the colors and the sweeps are spread over the threads by world.

@@ -2,6 +2,8 @@
 // again, and compared world by world with the outputs it recorded. They were written by the
 // "regenerate" case below (STEEL_WRITE_TEST_DATA=tests/data); a deliberate change of the
 // solver's numbers means regenerating them, in the same commit, with the reason.
+#include "robot_scenes.hpp"
+#include "scene_support.hpp"
 #include "snapshot/compare.hpp"
 #include "test_snapshot_support.hpp"
 
@@ -58,7 +60,8 @@ void write_scene(const std::string& path, const scenes::RowsBuilder& builder, in
 
 TEST_CASE("every committed snapshot replays within tolerance of what it recorded") {
     const std::vector<std::string> files = data_files();
-    REQUIRE(files.size() >= 4); // the test must not pass by finding nothing
+    REQUIRE(files.size() >= 5); // the test must not pass by finding nothing
+    int scenes = 0;
     for (const std::string& file : files) {
         const std::vector<std::vector<uint8_t>> records = records_in(snaptest::read_bytes(file));
         REQUIRE(!records.empty());
@@ -67,6 +70,7 @@ TEST_CASE("every committed snapshot replays within tolerance of what it recorded
             CAPTURE(k);
             const Snapshot recorded = decode(records[k].data(), records[k].size(), "test");
             REQUIRE(recorded.solved);
+            scenes += recorded.has_scene;
             steel_batch batch{};
             REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, records[k].data(), records[k].size(), &batch));
             REQUIRE_OK(steel_batch_solve(batch));
@@ -82,6 +86,7 @@ TEST_CASE("every committed snapshot replays within tolerance of what it recorded
             }
         }
     }
+    CHECK(scenes >= 1); // a scene batch's snapshot replays through its scene
 }
 
 // Writes the committed test data. Skipped unless STEEL_WRITE_TEST_DATA names a folder:
@@ -137,6 +142,25 @@ TEST_CASE("regenerate the committed snapshots (STEEL_WRITE_TEST_DATA)") {
         rows = second.desc();
         REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
         REQUIRE_OK(steel_batch_solve(batch));
+        REQUIRE_OK(steel_batch_destroy(batch));
+    }
+    { // A scene batch (arm with a box, legged robot) under the propagation response and colored
+      // sweeps: the snapshot holds the scene, and the replay walks its trees.
+        scenes::SceneBuilder builder;
+        builder.begin_world();
+        scenes::add_arm_with_box(builder, 0.8, 2.0);
+        builder.begin_world();
+        scenes::add_legged_robot(builder);
+        const steel_scene_desc scene = builder.desc();
+        test::SceneMode mode;
+        mode.response = STEEL_RESPONSE_PROPAGATION;
+        mode.solve_mode = STEEL_SOLVE_COLORED;
+        mode.iterations = 30;
+        const steel_batch batch = test::make_scene_batch(scene.world_count, mode);
+        REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+        REQUIRE_OK(steel_batch_solve(batch));
+        REQUIRE_OK(
+            steel_batch_save_file(batch, (out + "/scene_propagation_colored.steel").c_str()));
         REQUIRE_OK(steel_batch_destroy(batch));
     }
 }

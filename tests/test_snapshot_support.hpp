@@ -123,25 +123,45 @@ inline bool same_outputs(const Outputs& a, const Outputs& b) {
     return true;
 }
 
+// Every scalar and array of two scenes, numbers by their bits, absent apart from empty.
+inline bool same_scene(const steel::scene::SceneInputs& a, const steel::scene::SceneInputs& b) {
+    bool same =
+        a.world_count == b.world_count && same_bits(std::vector<double>{a.dt}, {b.dt}) &&
+        same_bits(std::vector<double>{a.baumgarte}, {b.baumgarte}) &&
+        same_bits(std::vector<double>{a.restitution_threshold}, {b.restitution_threshold}) &&
+        a.friction_model == b.friction_model && a.drive_mode == b.drive_mode;
+#define STEEL_SAME_ARRAY(type, name, unit, per)                                                    \
+    same = same && a.name.present == b.name.present && same_bits(a.name.values, b.name.values);
+    STEEL_SCENE_ARRAYS(STEEL_SAME_ARRAY)
+#undef STEEL_SAME_ARRAY
+    return same;
+}
+
 // Field by field, numbers compared by their bits.
 inline bool same_content(const steel::snapshot::Snapshot& a, const steel::snapshot::Snapshot& b) {
     const auto& ra = a.rows;
     const auto& rb = b.rows;
     return a.format_version == b.format_version && a.producer_version == b.producer_version &&
-           a.producer_abi_version == b.producer_abi_version && a.producer_features == b.producer_features &&
+           a.producer_abi_version == b.producer_abi_version &&
+           a.producer_features == b.producer_features &&
            std::memcmp(&a.desc, &b.desc, sizeof(a.desc)) == 0 &&
-           std::memcmp(&a.options, &b.options, sizeof(a.options)) == 0 && a.has_rows == b.has_rows &&
-           same_bits(ra.world_dof_counts, rb.world_dof_counts) && same_bits(ra.world_row_counts, rb.world_row_counts) &&
+           std::memcmp(&a.options, &b.options, sizeof(a.options)) == 0 &&
+           a.has_rows == b.has_rows && same_bits(ra.world_dof_counts, rb.world_dof_counts) &&
+           same_bits(ra.world_row_counts, rb.world_row_counts) &&
            same_bits(ra.unconstrained_velocity, rb.unconstrained_velocity) &&
-           same_bits(ra.block_offset, rb.block_offset) && same_bits(ra.block_length, rb.block_length) &&
-           same_bits(ra.jacobian, rb.jacobian) && same_bits(ra.response, rb.response) && same_bits(ra.bias, rb.bias) &&
-           same_bits(ra.kind, rb.kind) && same_bits(ra.lower, rb.lower) && same_bits(ra.upper, rb.upper) &&
-           same_bits(ra.normal_row, rb.normal_row) && same_bits(ra.friction, rb.friction) &&
-           same_bits(ra.regularization, rb.regularization) && same_bits(ra.initial_impulse, rb.initial_impulse) &&
-           a.solved == b.solved && same_bits(a.results.impulses, b.results.impulses) &&
-           same_bits(a.results.velocities, b.results.velocities) && same_stats(a.results.stats, b.results.stats) &&
+           same_bits(ra.block_offset, rb.block_offset) &&
+           same_bits(ra.block_length, rb.block_length) && same_bits(ra.jacobian, rb.jacobian) &&
+           same_bits(ra.response, rb.response) && same_bits(ra.bias, rb.bias) &&
+           same_bits(ra.kind, rb.kind) && same_bits(ra.lower, rb.lower) &&
+           same_bits(ra.upper, rb.upper) && same_bits(ra.normal_row, rb.normal_row) &&
+           same_bits(ra.friction, rb.friction) && same_bits(ra.regularization, rb.regularization) &&
+           same_bits(ra.initial_impulse, rb.initial_impulse) && a.solved == b.solved &&
+           same_bits(a.results.impulses, b.results.impulses) &&
+           same_bits(a.results.velocities, b.results.velocities) &&
+           same_stats(a.results.stats, b.results.stats) &&
            a.results.history_stride == b.results.history_stride &&
-           same_bits(a.results.residual_history, b.results.residual_history);
+           same_bits(a.results.residual_history, b.results.residual_history) &&
+           a.has_scene == b.has_scene && (!a.has_scene || same_scene(a.scene, b.scene));
 }
 
 inline std::vector<uint8_t> save_memory(steel_batch batch) {

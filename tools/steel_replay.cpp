@@ -303,6 +303,19 @@ void print_info(const Snapshot& s, size_t record, uint64_t bytes) {
                 ", contact normal %" PRIu64 ", friction box %" PRIu64 ", friction cone %" PRIu64 "%s\n",
                 rows.total_rows(), rows.total_dofs(), rows.jacobian.size(), kinds[0], kinds[1], kinds[2], kinds[3],
                 kinds[4], other ? steel::format(", other %" PRIu64, other).c_str() : "");
+    if (s.has_scene) {
+        const steel::scene::SceneTotals t = s.scene.totals("steel-replay");
+        using steel::scene::SceneUnit;
+        std::printf("  scene: %" PRIu64 " bodies, %" PRIu64 " DOFs, %" PRIu64 " contacts, %" PRIu64
+                    " connect and %" PRIu64
+                    " mimic constraints; dt %g, baumgarte %g, %s friction, %s drives\n",
+                    t.of(SceneUnit::body), t.of(SceneUnit::dof), t.of(SceneUnit::contact),
+                    t.of(SceneUnit::connect), t.of(SceneUnit::mimic), s.scene.dt, s.scene.baumgarte,
+                    s.scene.friction_model == STEEL_FRICTION_MODEL_CONE ? "cone" : "box",
+                    s.scene.drive_mode == STEEL_DRIVE_MODE_ROWS ? "row" : "augmented");
+    } else {
+        std::printf("  scene: none (rows uploaded as rows)\n");
+    }
     if (!s.solved) {
         std::printf("  results: none (not solved since the last upload)\n");
     } else {
@@ -379,16 +392,20 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
         steel_batch_destroy(batch);
         return kExitError;
     }
-    if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION) {
-        // A snapshot holds the rows a scene upload built, not the scene, so there are no trees
-        // to propagate through. The immediate response solves the same problem: serial sweeps
-        // are the same iteration (equal to rounding), colored ones meet it at convergence.
+    if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION && !recorded.has_scene) {
+        // A snapshot without its scene (rows uploaded as rows, or edited on the device since the
+        // scene upload) has no trees to propagate through. The immediate response solves the
+        // same problem: serial sweeps are the same iteration (equal to rounding), colored ones
+        // meet it at convergence.
         std::fprintf(stderr,
-                     "steel-replay: record %zu was solved with the propagation response (%s sweeps); a snapshot holds "
-                     "rows, not the scene, so it is replayed with the immediate response and serial sweeps%s\n",
+                     "steel-replay: record %zu was solved with the propagation response (%s "
+                     "sweeps); it holds "
+                     "rows but no scene, so it is replayed with the immediate response and serial "
+                     "sweeps%s\n",
                      record, options.solve_mode == STEEL_SOLVE_COLORED ? "colored" : "serial",
-                     options.solve_mode == STEEL_SOLVE_COLORED ? ", which meet the colored answer at convergence only"
-                                                               : ", the same iteration");
+                     options.solve_mode == STEEL_SOLVE_COLORED
+                         ? ", which meet the colored answer at convergence only"
+                         : ", the same iteration");
         options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
         options.solve_mode = STEEL_SOLVE_SERIAL;
     }

@@ -387,9 +387,13 @@ STEEL_API steel_status steel_batch_read_world_stats(steel_batch batch, uint32_t 
  * batch still reads its last results, but a snapshot of it holds none until it is solved again.
  * Every number is stored as float64 (a float32 batch's values widen exactly). Loading a
  * snapshot gives a new batch that solves to the same numbers as the original and, until then,
- * reads the recorded outputs. A snapshot holds rows, not a scene: a batch whose options ask for
- * STEEL_RESPONSE_PROPAGATION (or colored sweeps) loads, reads its recorded outputs, and refuses
- * to solve until its options change or a scene is uploaded (docs/propagation-and-colored.md). */
+ * reads the recorded outputs. A batch whose rows came from steel_batch_upload_scene is saved with
+ * that scene, and loads as the batch that scene's upload makes: the scene readers and the
+ * propagation response work as on the original. A snapshot without a scene (rows uploaded as
+ * rows, or changed by steel_batch_update_values_device since the scene upload) loads as a rows
+ * batch; if its options ask for STEEL_RESPONSE_PROPAGATION (or colored sweeps) it reads its
+ * recorded outputs and refuses to solve until its options change or a scene is uploaded
+ * (docs/snapshots.md, "Scene batches"). */
 
 /* Writes the batch's snapshot to caller memory. Call it with out NULL to learn the size
  * (*out_size), then with a buffer of at least that many bytes; the size stays the same while
@@ -414,13 +418,14 @@ STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path
  * version (a newer one is refused), the checksum (CRC-32: a damaged file is refused), every
  * array's length against its counts, then the desc,
  * options and rows with exactly the checks of steel_batch_create, steel_batch_set_options and
- * steel_batch_upload_rows, and the recorded outputs (finite, one per row / DOF / world).
- * The new batch has the snapshot's desc (thread_count included), options, rows and, if any,
- * recorded results; capture is off (STEEL_CAPTURE does not apply). A capture stream is not a
- * snapshot: split it into its records first (see steel_batch_set_capture).
- * On failure *out is the null handle and the message says what is wrong and where.
- * Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot; for a CUDA
- * snapshot, an unknown STEEL_CUDA_* environment value, as steel_batch_create), UNSUPPORTED
+ * steel_batch_upload_rows (a scene with those of steel_batch_upload_scene, and it must build rows
+ * of the recorded counts), and the recorded outputs (finite, one per row / DOF / world).
+ * The new batch has the snapshot's desc (thread_count included), options, rows (built from the
+ * scene when it has one), scene and, if any, recorded results; capture is off (STEEL_CAPTURE does
+ * not apply). A capture stream is not a snapshot: split it into its records first (see
+ * steel_batch_set_capture). On failure *out is the null handle and the message says what is wrong
+ * and where. Returns OK, ABI_MISMATCH, INVALID_ARGUMENT (NULL pointers or a bad snapshot; for a
+ * CUDA snapshot, an unknown STEEL_CUDA_* environment value, as steel_batch_create), UNSUPPORTED
  * (the snapshot's backend is not built into this library), NO_DEVICE (a CUDA snapshot, CUDA
  * built but no usable device found), INTERNAL (a CUDA snapshot in a process whose CUDA context is
  * in an error state), OUT_OF_MEMORY (also: the rows do not fit on the device). */

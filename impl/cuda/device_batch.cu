@@ -833,6 +833,7 @@ void update_values_on_device(Batch& batch, const steel_row_values_desc& values, 
         // From the first copy on, the rows may change even if a launch fails after it: the
         // results no longer go with them (snapshots leave them out until the next solve).
         batch.rows_updated_since_solve = true;
+        batch.rows_edited_since_upload = true; // a scene batch's rows leave its scene
         DeviceRows<Real>& rows = state.rows;
         const uint64_t value_count = rows.jacobian.size();
         const auto copy = [&](const double* in, DeviceBuffer<Real>& out, uint64_t count) {

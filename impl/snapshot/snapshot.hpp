@@ -14,6 +14,8 @@
 // stands for; capi/snapshot_api.cpp does that when it builds a batch.
 #pragma once
 
+#include "../scene/scene_inputs.hpp"
+
 #include <steel/steel.h>
 
 #include <cstddef>
@@ -70,6 +72,9 @@ struct Snapshot {
     steel_solve_options options{};
     bool has_rows = false;
     Rows rows;
+    // The scene the rows were built from (a scene upload); a snapshot with a scene has rows too.
+    bool has_scene = false;
+    scene::SceneInputs scene;
     bool solved = false;              // results are present
     Results results;
 };
@@ -129,7 +134,7 @@ struct Record {
 std::vector<Record> split_capture(const void* data, uint64_t size, const char* where,
                                   std::string* bad_tail = nullptr);
 
-// A snapshot of world `world` alone (rows, results and stats sliced; desc.world_count 1).
+// A snapshot of world `world` alone (rows, scene, results and stats sliced; desc.world_count 1).
 // Throws steel::Error (INVALID_ARGUMENT) if the world is out of range.
 Snapshot extract_world(const Snapshot& snapshot, uint32_t world);
 

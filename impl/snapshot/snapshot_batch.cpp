@@ -88,6 +88,14 @@ bool results_match_inputs(const Batch& batch) {
     return !batch.rows_updated_since_solve && same_options(batch.results_options, batch.options);
 }
 
+// The scene a snapshot of the batch holds: the last scene upload's, unless the rows came from
+// elsewhere since (a rows upload drops batch.scene; a device values update keeps it but edits
+// the rows, which then no longer follow from it).
+const scene::SceneInputs* scene_of(const Batch& batch) {
+    if (!batch.scene || batch.rows_edited_since_upload) return nullptr;
+    return &batch.scene->inputs;
+}
+
 } // namespace
 
 uint64_t snapshot_size_bound(const Batch& batch) {
@@ -112,6 +120,7 @@ uint64_t snapshot_size_bound(const Batch& batch) {
                 array(m, 8);
             array(m, 4); // kind, normal_row
             array(m, 4);
+            if (scene_of(batch)) bytes += 512 + scene_of(batch)->snapshot_bytes(); // + its table
             if (!state.solved) return;
             array(m, 8); // impulses, velocities
             array(n, 8);
@@ -145,6 +154,10 @@ Snapshot export_batch(const Batch& batch) {
         [&](const auto& state) {
             snapshot.has_rows = state.has_rows;
             if (state.has_rows) snapshot.rows = export_rows(state.rows);
+            if (const scene::SceneInputs* scene = scene_of(batch); scene && state.has_rows) {
+                snapshot.has_scene = true;
+                snapshot.scene = *scene;
+            }
             // Results only next to the options and rows that made them: a replay must not
             // compare a solve under other inputs with them (docs/snapshots.md).
             snapshot.solved = state.has_rows && state.solved && results_match_inputs(batch);
@@ -228,6 +241,9 @@ Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
     rows.friction = slice(in.friction, row0, m);
     rows.regularization = slice(in.regularization, row0, m);
     rows.initial_impulse = slice(in.initial_impulse, row0, m);
+
+    out.has_scene = snapshot.has_scene;
+    if (snapshot.has_scene) out.scene = snapshot.scene.world(world, "extract_world");
 
     out.solved = snapshot.solved;
     if (!snapshot.solved) return out;

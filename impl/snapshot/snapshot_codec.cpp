@@ -31,7 +31,7 @@ namespace snapshot {
 
 namespace {
 
-// Verifier limits: a snapshot has six tables at depth three; anything beyond these is not one.
+// Verifier limits: a snapshot has seven tables at depth three; anything beyond these is not one.
 constexpr uint32_t kMaxDepth = 16;
 constexpr uint32_t kMaxTables = 64;
 
@@ -122,6 +122,25 @@ flatbuffers::Offset<fb::Rows> encode_rows(flatbuffers::FlatBufferBuilder& builde
     table.add_friction(friction);
     table.add_regularization(regularization);
     table.add_initial_impulse(initial);
+    return table.Finish();
+}
+
+flatbuffers::Offset<fb::Scene> encode_scene(flatbuffers::FlatBufferBuilder& builder,
+                                            const scene::SceneInputs& scene) {
+    // Every array first (FlatBuffers builds bottom-up); present ones only, empty or not.
+#define STEEL_SCENE_VECTOR(type, name, unit, per)                                                  \
+    const auto name = scene.name.present ? builder.CreateVector(scene.name.values) : 0;
+    STEEL_SCENE_ARRAYS(STEEL_SCENE_VECTOR)
+#undef STEEL_SCENE_VECTOR
+    fb::SceneBuilder table(builder);
+    table.add_dt(scene.dt);
+    table.add_baumgarte(scene.baumgarte);
+    table.add_restitution_threshold(scene.restitution_threshold);
+    table.add_friction_model(scene.friction_model);
+    table.add_drive_mode(scene.drive_mode);
+#define STEEL_SCENE_ADD(type, name, unit, per) table.add_##name(name);
+    STEEL_SCENE_ARRAYS(STEEL_SCENE_ADD)
+#undef STEEL_SCENE_ADD
     return table.Finish();
 }
 
@@ -221,6 +240,27 @@ Rows decode_rows(const fb::Rows& table, uint32_t world_count, const char* where)
     require_optional_length(where, "rows.regularization", rows.regularization.size(), total_rows);
     require_optional_length(where, "rows.initial_impulse", rows.initial_impulse.size(), total_rows);
     return rows;
+}
+
+template <class T> void copy_out(const flatbuffers::Vector<T>* vector, scene::SceneArray<T>& out) {
+    out.present = vector != nullptr;
+    out.values = copy_out(vector);
+}
+
+// The scene's form: every array's length against the counts. Its meaning is the upload's.
+scene::SceneInputs decode_scene(const fb::Scene& table, uint32_t world_count, const char* where) {
+    scene::SceneInputs scene;
+    scene.world_count = world_count;
+    scene.dt = table.dt();
+    scene.baumgarte = table.baumgarte();
+    scene.restitution_threshold = table.restitution_threshold();
+    scene.friction_model = table.friction_model();
+    scene.drive_mode = table.drive_mode();
+#define STEEL_SCENE_COPY(type, name, unit, per) copy_out(table.name(), scene.name);
+    STEEL_SCENE_ARRAYS(STEEL_SCENE_COPY)
+#undef STEEL_SCENE_COPY
+    scene.check_lengths(where);
+    return scene;
 }
 
 // Outputs of a solve are finite (a world that went non-finite was reset, SPEC 9) and, for a
@@ -377,6 +417,7 @@ std::vector<uint8_t> encode(const Snapshot& snapshot, bool size_prefixed) {
                                                 o.solve_mode, o.articulated_contact_response);
     const auto rows = snapshot.has_rows ? encode_rows(builder, snapshot.rows) : 0;
     const auto results = snapshot.solved ? encode_results(builder, snapshot.results) : 0;
+    const auto scene = snapshot.has_scene ? encode_scene(builder, snapshot.scene) : 0;
     fb::SnapshotBuilder root(builder);
     root.add_format_version(snapshot.format_version);
     root.add_producer(producer);
@@ -386,6 +427,7 @@ std::vector<uint8_t> encode(const Snapshot& snapshot, bool size_prefixed) {
     root.add_results(results);
     const fb::Checksum placeholder(0);
     root.add_checksum(&placeholder);
+    root.add_scene(scene);
     fb::FinishSnapshotBuffer(builder, root.Finish());
     // The length prefix is written here rather than by FlatBuffers' FinishSizePrefixed, which
     // aligns the buffer to the prefix: this way the bytes after the prefix are a snapshot aligned
@@ -504,6 +546,11 @@ Snapshot decode(const void* data, uint64_t size, const char* where) {
         if (!snapshot.has_rows) bad(where, "the snapshot has results but no rows");
         snapshot.solved = true;
         snapshot.results = decode_results(*results, snapshot, where);
+    }
+    if (const fb::Scene* scene = root.scene()) {
+        if (!snapshot.has_rows) bad(where, "the snapshot has a scene but no rows");
+        snapshot.has_scene = true;
+        snapshot.scene = decode_scene(*scene, snapshot.desc.world_count, where);
     }
     return snapshot;
 }

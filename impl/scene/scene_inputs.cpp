@@ -1,0 +1,206 @@
+#include "scene_inputs.hpp"
+
+#include "articulation.hpp"
+
+#include "../error.hpp"
+
+#include <cinttypes>
+#include <cstring>
+
+namespace steel::scene {
+
+namespace {
+
+const char* const kUnitName[kSceneUnitCount] = {
+    "world",           "body", "DOF", "position coordinate", "contact", "connect constraint",
+    "mimic constraint"};
+
+// Calls visit(name, member of SceneInputs, field of steel_scene_desc, unit, per) for every array,
+// in list order.
+template <class Visit> void for_each_array(Visit&& visit) {
+#define STEEL_SCENE_VISIT(type, name, unit, per)                                                   \
+    visit(#name, &SceneInputs::name, &steel_scene_desc::name, SceneUnit::unit, uint64_t(per));
+    STEEL_SCENE_ARRAYS(STEEL_SCENE_VISIT)
+#undef STEEL_SCENE_VISIT
+}
+
+// A present array's pointer: never NULL, even when it holds no values (present and empty is not
+// absent, see SceneArray).
+template <class T> const T* pointer_of(const SceneArray<T>& array) {
+    static const T kNone[1] = {};
+    if (!array.present) return nullptr;
+    return array.values.empty() ? kNone : array.values.data();
+}
+
+uint64_t sum(const SceneArray<uint32_t>& counts, uint32_t first, uint32_t end) {
+    uint64_t total = 0;
+    if (counts.present)
+        for (uint32_t w = first; w < end; ++w)
+            total += counts.values[w];
+    return total;
+}
+
+[[noreturn]] void bad(const char* where, const std::string& what) {
+    fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + what);
+}
+
+void require_length(const char* where, const char* name, uint64_t length, uint64_t expected,
+                    SceneUnit unit, uint64_t per) {
+    if (length != expected)
+        bad(where, format("the snapshot's scene.%s has %" PRIu64 " values but the scene's counts "
+                          "give it %" PRIu64 " (%" PRIu64 " per %s)",
+                          name, length, expected, per, kUnitName[int(unit)]));
+}
+
+// The items of every unit in worlds [first, end). The arrays that give the counts must have been
+// length-checked for the whole scene (totals() does that first).
+SceneTotals totals_of(const SceneInputs& s, uint32_t first, uint32_t end, const char* where) {
+    SceneTotals t;
+    t.count[int(SceneUnit::world)] = end - first;
+    const uint64_t body0 = sum(s.world_body_count, 0, first);
+    t.count[int(SceneUnit::body)] = sum(s.world_body_count, first, end);
+    t.count[int(SceneUnit::contact)] = sum(s.world_contact_count, first, end);
+    t.count[int(SceneUnit::connect)] = sum(s.world_connect_count, first, end);
+    t.count[int(SceneUnit::mimic)] = sum(s.world_mimic_count, first, end);
+    const uint64_t bodies = t.of(SceneUnit::body);
+    if (bodies > 0 && !s.joint_type.present)
+        bad(where, format("the snapshot's scene has %" PRIu64 " bodies but no joint_type", bodies));
+    // As steel_batch_upload_scene counts them: a standalone body (joint NONE) has the 6 DOFs of
+    // a free joint if dynamic, none otherwise, and no position coordinates.
+    for (uint64_t b = body0; b < body0 + bodies; ++b) {
+        const int32_t type = s.joint_type.values[b];
+        const int32_t flags = s.body_flags.present ? s.body_flags.values[b] : STEEL_BODY_DYNAMIC;
+        if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_NONE)
+            bad(where, format("the snapshot's scene.joint_type[%" PRIu64
+                              "] = %d is not a STEEL_JOINT_* value",
+                              b, type));
+        if (flags < STEEL_BODY_DYNAMIC || flags > STEEL_BODY_KINEMATIC)
+            bad(where, format("the snapshot's scene.body_flags[%" PRIu64
+                              "] = %d is not a STEEL_BODY_* value",
+                              b, flags));
+        if (type == STEEL_JOINT_NONE) {
+            t.count[int(SceneUnit::dof)] += flags == STEEL_BODY_DYNAMIC ? 6 : 0;
+        } else {
+            t.count[int(SceneUnit::dof)] += joint_dof_count(JointType(type));
+            t.count[int(SceneUnit::position)] += joint_position_count(JointType(type));
+        }
+    }
+    return t;
+}
+
+} // namespace
+
+void SceneInputs::assign(const steel_scene_desc& d) {
+    world_count = d.world_count;
+    dt = d.dt;
+    baumgarte = d.baumgarte;
+    restitution_threshold = d.restitution_threshold;
+    friction_model = d.friction_model;
+    drive_mode = d.drive_mode;
+    // The world counts first, then the per-body arrays the DOFs follow from, then the rest.
+    const auto copy = [&](auto member, auto field, uint64_t count) {
+        auto& array = this->*member;
+        const auto* values = d.*field;
+        array.present = values != nullptr;
+        if (array.present)
+            array.values.assign(values, values + count);
+        else
+            array.values.clear();
+    };
+    for_each_array([&](const char*, auto member, auto field, SceneUnit unit, uint64_t per) {
+        if (unit == SceneUnit::world) copy(member, field, per * world_count);
+    });
+    const uint64_t bodies = sum(world_body_count, 0, world_count);
+    copy(&SceneInputs::joint_type, &steel_scene_desc::joint_type, bodies);
+    copy(&SceneInputs::body_flags, &steel_scene_desc::body_flags, bodies);
+    const SceneTotals whole = totals_of(*this, 0, world_count, "copying a scene upload");
+    for_each_array([&](const char* name, auto member, auto field, SceneUnit unit, uint64_t per) {
+        const bool copied = unit == SceneUnit::world || std::strcmp(name, "joint_type") == 0 ||
+                            std::strcmp(name, "body_flags") == 0;
+        if (!copied) copy(member, field, per * whole.of(unit));
+    });
+}
+
+steel_scene_desc SceneInputs::desc() const {
+    steel_scene_desc d;
+    steel_scene_desc_default(&d);
+    d.world_count = world_count;
+    d.dt = dt;
+    d.baumgarte = baumgarte;
+    d.restitution_threshold = restitution_threshold;
+    d.friction_model = friction_model;
+    d.drive_mode = drive_mode;
+    for_each_array([&](const char*, auto member, auto field, SceneUnit, uint64_t) {
+        d.*field = pointer_of(this->*member);
+    });
+    return d;
+}
+
+SceneTotals SceneInputs::totals(const char* where) const {
+    if (!world_body_count.present)
+        bad(where, "the snapshot's scene has no world_body_count (every world needs a body count)");
+    for_each_array([&](const char* name, auto member, auto, SceneUnit unit, uint64_t per) {
+        const auto& array = this->*member;
+        if (unit == SceneUnit::world && array.present)
+            require_length(where, name, array.values.size(), per * world_count, unit, per);
+    });
+    const uint64_t bodies = sum(world_body_count, 0, world_count);
+    if (joint_type.present)
+        require_length(where, "joint_type", joint_type.values.size(), bodies, SceneUnit::body, 1);
+    if (body_flags.present)
+        require_length(where, "body_flags", body_flags.values.size(), bodies, SceneUnit::body, 1);
+    return totals_of(*this, 0, world_count, where);
+}
+
+SceneTotals SceneInputs::world_totals(uint32_t world, const char* where) const {
+    totals(where);
+    return totals_of(*this, world, world + 1, where);
+}
+
+SceneTotals SceneInputs::totals_before(uint32_t world, const char* where) const {
+    totals(where);
+    return totals_of(*this, 0, world, where);
+}
+
+void SceneInputs::check_lengths(const char* where) const {
+    const SceneTotals t = totals(where);
+    for_each_array([&](const char* name, auto member, auto, SceneUnit unit, uint64_t per) {
+        const auto& array = this->*member;
+        if (array.present)
+            require_length(where, name, array.values.size(), per * t.of(unit), unit, per);
+    });
+}
+
+uint64_t SceneInputs::snapshot_bytes() const {
+    uint64_t bytes = 0;
+    for_each_array([&](const char*, auto member, auto, SceneUnit, uint64_t) {
+        const auto& array = this->*member;
+        if (array.present) bytes += 12 + array.values.size() * sizeof(array.values[0]);
+    });
+    return bytes;
+}
+
+SceneInputs SceneInputs::world(uint32_t w, const char* where) const {
+    if (w >= world_count)
+        bad(where, format("world %u is outside the scene's %u worlds", w, world_count));
+    const SceneTotals before = totals_before(w, where), own = totals_of(*this, w, w + 1, where);
+    SceneInputs out;
+    out.world_count = 1;
+    out.dt = dt;
+    out.baumgarte = baumgarte;
+    out.restitution_threshold = restitution_threshold;
+    out.friction_model = friction_model;
+    out.drive_mode = drive_mode;
+    for_each_array([&](const char*, auto member, auto, SceneUnit unit, uint64_t per) {
+        const auto& source = this->*member;
+        auto& array = out.*member;
+        array.present = source.present;
+        if (!source.present) return;
+        const uint64_t first = per * before.of(unit), count = per * own.of(unit);
+        array.values.assign(source.values.begin() + int64_t(first),
+                            source.values.begin() + int64_t(first + count));
+    });
+    return out;
+}
+
+} // namespace steel::scene

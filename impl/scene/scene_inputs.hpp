@@ -1,0 +1,120 @@
+// A scene upload's inputs, owned: every number of a steel_scene_desc copied out of the caller's
+// arrays, so that a snapshot of a scene batch can hold the scene itself and a loaded snapshot can
+// upload it again (docs/snapshots.md). Without them a replay had only the built rows, and so no
+// trees for the propagation response and no per-contact or per-joint readers.
+//
+// One list, STEEL_SCENE_ARRAYS, names every array with its element type and length, so the copy,
+// the desc, the length checks, one world's slice and the snapshot schema's fields
+// (impl/snapshot/snapshot_codec.cpp) cannot drift apart.
+#pragma once
+
+#include <steel/steel.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace steel::scene {
+
+// What an array's length counts, per world of the scene: an array of unit U with `per` values
+// per item has per * (items of U) values.
+enum class SceneUnit : uint8_t { world, body, dof, position, contact, connect, mimic };
+constexpr int kSceneUnitCount = 7;
+
+// X(type, name, unit, per) for every array of steel_scene_desc, in the struct's order. The world
+// counts come first: they give the sizes of everything else.
+#define STEEL_SCENE_ARRAYS(X)                                                                      \
+    X(uint32_t, world_body_count, world, 1)                                                        \
+    X(uint32_t, world_contact_count, world, 1)                                                     \
+    X(uint32_t, world_connect_count, world, 1)                                                     \
+    X(uint32_t, world_mimic_count, world, 1)                                                       \
+    X(double, gravity, world, 3)                                                                   \
+    X(double, body_mass, body, 1)                                                                  \
+    X(double, body_com, body, 3)                                                                   \
+    X(double, body_inertia, body, 6)                                                               \
+    X(int32_t, joint_type, body, 1)                                                                \
+    X(int32_t, joint_parent, body, 1)                                                              \
+    X(double, joint_axis, body, 3)                                                                 \
+    X(double, joint_parent_frame, body, 7)                                                         \
+    X(double, joint_child_frame, body, 7)                                                          \
+    X(double, joint_position, position, 1)                                                         \
+    X(double, joint_velocity, dof, 1)                                                              \
+    X(double, joint_armature, dof, 1)                                                              \
+    X(double, joint_damping, dof, 1)                                                               \
+    X(double, joint_lower, dof, 1)                                                                 \
+    X(double, joint_upper, dof, 1)                                                                 \
+    X(double, drive_stiffness, dof, 1)                                                             \
+    X(double, drive_damping, dof, 1)                                                               \
+    X(double, drive_target_position, dof, 1)                                                       \
+    X(double, drive_target_velocity, dof, 1)                                                       \
+    X(double, drive_effort_limit, dof, 1)                                                          \
+    X(double, joint_velocity_limit, dof, 1)                                                        \
+    X(double, external_force, body, 6)                                                             \
+    X(double, body_pose, body, 7)                                                                  \
+    X(double, body_velocity, body, 6)                                                              \
+    X(int32_t, body_flags, body, 1)                                                                \
+    X(int32_t, contact_body_a, contact, 1)                                                         \
+    X(int32_t, contact_body_b, contact, 1)                                                         \
+    X(double, contact_point, contact, 3)                                                           \
+    X(double, contact_normal, contact, 3)                                                          \
+    X(double, contact_distance, contact, 1)                                                        \
+    X(double, contact_friction, contact, 1)                                                        \
+    X(double, contact_restitution, contact, 1)                                                     \
+    X(int32_t, connect_body_a, connect, 1)                                                         \
+    X(int32_t, connect_body_b, connect, 1)                                                         \
+    X(double, connect_point_a, connect, 3)                                                         \
+    X(double, connect_point_b, connect, 3)                                                         \
+    X(int32_t, mimic_joint_a, mimic, 1)                                                            \
+    X(int32_t, mimic_joint_b, mimic, 1)                                                            \
+    X(double, mimic_ratio, mimic, 1)                                                               \
+    X(double, mimic_offset, mimic, 1)
+
+// An array of the desc: absent stands for a NULL pointer, which is not the same as present and
+// empty (a NULL body_mass is refused when there are bodies; an empty one of zero bodies is not).
+template <class T> struct SceneArray {
+    bool present = false;
+    std::vector<T> values;
+};
+
+// Items of each unit, over a whole scene or one world.
+struct SceneTotals {
+    uint64_t count[kSceneUnitCount] = {};
+    uint64_t of(SceneUnit unit) const { return count[int(unit)]; }
+};
+
+struct SceneInputs {
+    uint32_t world_count = 0;
+    double dt = 0, baumgarte = 0, restitution_threshold = 0;
+    int32_t friction_model = 0, drive_mode = 0;
+#define STEEL_SCENE_MEMBER(type, name, unit, per) SceneArray<type> name;
+    STEEL_SCENE_ARRAYS(STEEL_SCENE_MEMBER)
+#undef STEEL_SCENE_MEMBER
+
+    // Copies `desc`, which passed steel_batch_upload_scene's checks, keeping this object's memory
+    // (a batch copies every scene upload into the inputs of the one before last).
+    void assign(const steel_scene_desc& desc);
+
+    // A desc pointing into these arrays (valid while this object lives, unchanged).
+    steel_scene_desc desc() const;
+
+    // The items of every unit in the whole scene, or in world `world`, and before it. Throws
+    // steel::Error (INVALID_ARGUMENT, message starting with `where`) if the arrays that give the
+    // counts have the wrong length or a joint type or body flag that is none (the DOFs and
+    // position coordinates follow from them).
+    SceneTotals totals(const char* where) const;
+    SceneTotals world_totals(uint32_t world, const char* where) const;
+    SceneTotals totals_before(uint32_t world, const char* where) const;
+
+    // Throws as above unless every present array has the length the counts give it. Meaning
+    // (indices, finite numbers, required arrays) is the upload's to check.
+    void check_lengths(const char* where) const;
+
+    // The bytes of every present array's values, plus 12 per array for its length and padding
+    // in a snapshot.
+    uint64_t snapshot_bytes() const;
+
+    // World `world` alone, as a scene of one world (its body and joint indices are world-local
+    // already). Needs check_lengths to pass.
+    SceneInputs world(uint32_t world, const char* where) const;
+};
+
+} // namespace steel::scene
