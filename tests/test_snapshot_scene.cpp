@@ -5,6 +5,8 @@
 #include "scene_support.hpp"
 #include "test_snapshot_support.hpp"
 
+#include "batch.hpp"
+#include "handle_registry.hpp"
 #include "snapshot/compare.hpp"
 
 #include <cmath>
@@ -405,4 +407,25 @@ TEST_CASE("steel-replay replays a scene snapshot and a scene capture with their 
         CHECK(decode(bytes.data() + record.offset, record.size, "test").has_scene);
     std::remove(single.c_str());
     std::remove(capture.c_str());
+}
+
+TEST_CASE("a scene batch's snapshot size bound holds its saved size tightly") {
+    const FullScene full = full_scene();
+    const steel_scene_desc scene = full.desc();
+    for (int32_t response : {STEEL_RESPONSE_IMMEDIATE, STEEL_RESPONSE_PROPAGATION}) {
+        const steel_batch batch = solved_scene_batch(scene, {response});
+        const steel::Batch& internal = steel::lookup_batch(batch.id, "test");
+        const uint64_t bound = steel::snapshot::snapshot_size_bound(internal);
+        const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
+        const Snapshot rows_only = [&] {
+            Snapshot s = decoded(bytes);
+            s.has_scene = false;
+            return s;
+        }();
+        // The scene is most of the difference a scene makes, and all of it is bounded.
+        CHECK(bound >= bytes.size());
+        CHECK(bound <= bytes.size() + 8192 + 64 * uint64_t(scene.world_count));
+        CHECK(bytes.size() > encode(rows_only).size() + 8 * full.builder.mass.size() * 40);
+        REQUIRE_OK(steel_batch_destroy(batch));
+    }
 }
