@@ -83,7 +83,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         try {
             const std::vector<steel_rows_desc> rows = scene::build_scene_rows_into(
                 desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
-            record->inputs.assign(desc); // valid now; kept for snapshots (docs/snapshots.md)
+            record->inputs.assign(desc, &b.pool); // valid now; for snapshots (docs/snapshots.md)
             replace_rows(b, rows, where, "in the rows built from the scene");
         } catch (...) {
             b.spare_scene = std::move(record);

@@ -17,6 +17,7 @@
 #include <steel/steel.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -170,8 +171,10 @@ void load_and_check(const uint8_t* data, size_t size) {
         solved == STEEL_ERROR_INVALID_ARGUMENT &&
         options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION &&
         std::strncmp(steel_last_error_message(), "steel_batch_solve", 17) == 0;
-    if (solved != STEEL_OK && solved != STEEL_ERROR_NO_DATA && !refused_propagation)
+    if (solved != STEEL_OK && solved != STEEL_ERROR_NO_DATA && !refused_propagation) {
+        std::fprintf(stderr, "status %d: %s\n", int(solved), steel_last_error_message());
         fuzz::die("a loaded batch failed to solve");
+    }
     if (solved == STEEL_OK) check_extracted_worlds(decoded, read_impulses(batch), options);
     if (steel_batch_destroy(batch) != STEEL_OK) fuzz::die("destroy failed");
 }

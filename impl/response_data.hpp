@@ -11,6 +11,7 @@
 #include "propagation/propagation_build.hpp"
 
 #include <memory>
+#include <string>
 
 namespace steel {
 
@@ -28,8 +29,13 @@ void prepare_response_data(BatchState<Real>& state, const steel_solve_options& o
                         where));
         std::unique_ptr<propagation::PropagationSet<Real>> set = std::move(state.spare_propagation);
         if (!set) set = std::make_unique<propagation::PropagationSet<Real>>();
-        propagation::build_propagation_set_into(*scene, state.rows, state.propagation_scratch, *set,
-                                                &pool);
+        try {
+            propagation::build_propagation_set_into(*scene, state.rows, state.propagation_scratch,
+                                                    *set, &pool);
+        } catch (Error& error) {
+            error.message = std::string(where) + ": " + error.message; // name the call, as all do
+            throw;
+        }
         state.propagation = std::move(set);
     }
     if (options.solve_mode == STEEL_SOLVE_COLORED && !state.colored) {

@@ -298,9 +298,11 @@ TEST_CASE("propagation: what it cannot solve is refused with a message") {
         const steel_scene_desc scene = builder.desc();
         REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
         CHECK(steel_batch_solve(batch) == STEEL_ERROR_INVALID_ARGUMENT);
-        CHECK(
-            std::string(steel_last_error_message()).find("FRICTION_CONE: coupled friction needs") !=
-            std::string::npos);
+        // Named by the call, like every message (the propagation build did not, before).
+        CHECK(std::string(steel_last_error_message())
+                  .rfind("steel_batch_solve: world 0, row 1 is FRICTION_CONE: coupled friction "
+                         "needs",
+                         0) == 0);
         uint64_t count = 0;
         CHECK(steel_batch_read_impulses(batch, nullptr, 0, &count) ==
               STEEL_ERROR_NO_DATA); // nothing half-done

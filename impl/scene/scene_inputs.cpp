@@ -3,7 +3,9 @@
 #include "articulation.hpp"
 
 #include "../error.hpp"
+#include "../thread_pool.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 
@@ -90,14 +92,16 @@ SceneTotals totals_of(const SceneInputs& s, uint32_t first, uint32_t end, const 
 
 } // namespace
 
-void SceneInputs::assign(const steel_scene_desc& d) {
+void SceneInputs::assign(const steel_scene_desc& d, ThreadPool* pool) {
     world_count = d.world_count;
     dt = d.dt;
     baumgarte = d.baumgarte;
     restitution_threshold = d.restitution_threshold;
     friction_model = d.friction_model;
     drive_mode = d.drive_mode;
-    // The world counts first, then the per-body arrays the DOFs follow from, then the rest.
+    // The world counts first, then the per-body arrays the DOFs follow from, on this thread; the
+    // rest, most of the bytes, sized here and copied in chunks on the pool, so that the copy
+    // shrinks with the build as threads are added.
     const auto copy = [&](auto member, auto field, uint64_t count) {
         auto& array = this->*member;
         const auto* values = d.*field;
@@ -114,11 +118,31 @@ void SceneInputs::assign(const steel_scene_desc& d) {
     copy(&SceneInputs::joint_type, &steel_scene_desc::joint_type, bodies);
     copy(&SceneInputs::body_flags, &steel_scene_desc::body_flags, bodies);
     const SceneTotals whole = totals_of(*this, 0, world_count, "copying a scene upload");
+
+    copy_chunks_.clear();
     for_each_array([&](const char* name, auto member, auto field, SceneUnit unit, uint64_t per) {
         const bool copied = unit == SceneUnit::world || std::strcmp(name, "joint_type") == 0 ||
                             std::strcmp(name, "body_flags") == 0;
-        if (!copied) copy(member, field, per * whole.of(unit));
+        if (copied) return;
+        auto& array = this->*member;
+        const auto* values = d.*field;
+        array.present = values != nullptr;
+        // Same size as the upload before last: no new elements, so nothing is zeroed.
+        array.values.resize(array.present ? per * whole.of(unit) : 0);
+        const uint64_t bytes = array.values.size() * sizeof(array.values[0]);
+        for (uint64_t at = 0; at < bytes; at += kCopyChunkBytes)
+            copy_chunks_.push_back({reinterpret_cast<char*>(array.values.data()) + at,
+                                    reinterpret_cast<const char*>(values) + at,
+                                    std::min<uint64_t>(kCopyChunkBytes, bytes - at)});
     });
+    const auto run = [&](uint32_t k, uint32_t) {
+        std::memcpy(copy_chunks_[k].to, copy_chunks_[k].from, copy_chunks_[k].bytes);
+    };
+    if (pool && pool->thread_count() > 1 && copy_chunks_.size() > 1)
+        pool->parallel_for(uint32_t(copy_chunks_.size()), run);
+    else
+        for (uint32_t k = 0; k < copy_chunks_.size(); ++k)
+            run(k, 0);
 }
 
 steel_scene_desc SceneInputs::desc() const {

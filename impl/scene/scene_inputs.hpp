@@ -13,6 +13,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace steel {
+class ThreadPool;
+}
+
 namespace steel::scene {
 
 // What an array's length counts, per world of the scene: an array of unit U with `per` values
@@ -90,8 +94,9 @@ struct SceneInputs {
 #undef STEEL_SCENE_MEMBER
 
     // Copies `desc`, which passed steel_batch_upload_scene's checks, keeping this object's memory
-    // (a batch copies every scene upload into the inputs of the one before last).
-    void assign(const steel_scene_desc& desc);
+    // (a batch copies every scene upload into the inputs of the one before last); the bulk of it
+    // on the pool's threads when given one.
+    void assign(const steel_scene_desc& desc, ThreadPool* pool = nullptr);
 
     // A desc pointing into these arrays (valid while this object lives, unchanged).
     steel_scene_desc desc() const;
@@ -115,6 +120,16 @@ struct SceneInputs {
     // World `world` alone, as a scene of one world (its body and joint indices are world-local
     // already). Needs check_lengths to pass.
     SceneInputs world(uint32_t world, const char* where) const;
+
+  private:
+    // assign's pieces of work, kept for their memory. Not part of the scene.
+    struct CopyChunk {
+        void* to;
+        const void* from;
+        uint64_t bytes;
+    };
+    static constexpr uint64_t kCopyChunkBytes = 256 * 1024;
+    std::vector<CopyChunk> copy_chunks_;
 };
 
 } // namespace steel::scene

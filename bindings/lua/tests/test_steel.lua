@@ -948,6 +948,21 @@ test("snapshots: save_string / load_string and save / load give batches that sol
   raises({ "the path holds a NUL byte" }, batch.set_capture, batch, path .. "\0.other")
 end)
 
+test("snapshots: a scene batch's snapshot holds the scene; loaded, it reads per contact and propagates", function()
+  local batch <close> = steel.batch()
+  batch:set_options { articulated_contact_response = "propagation" }
+  batch:upload_scene(one_box())
+  batch:solve()
+  local contacts = batch:contact_impulses()
+  checks.near(contacts[1], 9.81 / 60, 1e-12, "the box's weight over one step")
+  local copy <close> = steel.load_string(batch:save_string())
+  same(copy:contact_impulses(), contacts, "the loaded batch reads the recorded contact impulses")
+  copy:solve()
+  batch:solve()
+  same(copy:contact_impulses(), batch:contact_impulses(), "and solves, propagating, to the same bits")
+  same(copy:joint_velocities(), batch:joint_velocities(), "joint velocities too")
+end)
+
 test("upload_rows: a count buffer changed by a metamethod during the call cannot outgrow the checks", function()
   -- value_count is read through the rows table's __index, which grows the row count it was
   -- given in a buffer; Steel must see the counts the lengths were checked against.
