@@ -402,6 +402,58 @@ TEST_CASE("a capture file records the rows a device values update left, so its r
     std::remove(path.c_str());
 }
 
+TEST_CASE("a CUDA scene batch's snapshot holds its scene, and loses it once a device values "
+          "update changes the rows") {
+    const scenes::SceneBuilder builder = cuda_test::robot_worlds(STEEL_FRICTION_MODEL_BOX, 6);
+    const steel_scene_desc scene = builder.desc();
+    steel_solve_options options = cuda_test::options_with(20, STEEL_PATH_AUTO);
+    options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+    const steel_batch batch =
+        cuda_test::create(scene.world_count, STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64);
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
+    REQUIRE(steel::snapshot::decode(bytes.data(), bytes.size(), "test").has_scene);
+
+    // Loaded, a CUDA scene batch again: the propagation response on the device, the same bits.
+    steel_batch loaded{};
+    REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &loaded));
+    steel_batch_desc desc;
+    steel_batch_desc_default(&desc);
+    REQUIRE_OK(steel_batch_get_desc(loaded, &desc));
+    CHECK(desc.backend == STEEL_BACKEND_CUDA);
+    REQUIRE_OK(steel_batch_solve(loaded));
+    REQUIRE_OK(steel_batch_solve(batch));
+    CHECK(test::read_all(loaded).impulses == test::read_all(batch).impulses);
+    REQUIRE_OK(steel_batch_destroy(loaded));
+
+    // New biases on the device (which the propagation response refuses: its data came from the
+    // scene): the rows no longer follow from the scene, and the snapshot says so by holding the
+    // rows alone, even after the next solve.
+    options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
+    REQUIRE_OK(steel_batch_set_options(batch, &options));
+    uint64_t rows = 0;
+    REQUIRE_OK(steel_batch_read_impulses(batch, nullptr, 0, &rows));
+    double* device_bias = to_device(std::vector<double>(rows, 0.01));
+    steel_row_values_desc values;
+    steel_row_values_desc_default(&values);
+    values.bias = device_bias;
+    REQUIRE_OK(steel_batch_update_values_device(batch, &values, nullptr));
+    REQUIRE_OK(steel_batch_solve(batch));
+    const std::vector<uint8_t> edited = snaptest::save_memory(batch);
+    const steel::snapshot::Snapshot rows_only =
+        steel::snapshot::decode(edited.data(), edited.size(), "test");
+    CHECK_FALSE(rows_only.has_scene);
+    CHECK(rows_only.rows.bias == std::vector<double>(rows, 0.01));
+    // A scene upload makes the rows the scene's again.
+    REQUIRE_OK(steel_batch_upload_scene(batch, &scene));
+    const std::vector<uint8_t> again = snaptest::save_memory(batch);
+    CHECK(steel::snapshot::decode(again.data(), again.size(), "test").has_scene);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    cudaFree(device_bias);
+}
+
 // Takes the device's free memory, largest pieces first (what is free need not come in one
 // piece), down to 256 bytes or until only `leave` bytes are free, and gives it all back however
 // the test ends.
