@@ -429,3 +429,37 @@ TEST_CASE("a scene batch's snapshot size bound holds its saved size tightly") {
         REQUIRE_OK(steel_batch_destroy(batch));
     }
 }
+
+TEST_CASE("every truncation and every single-bit flip of a small scene snapshot is refused") {
+    // One box resting on the ground: the scene table is most of the file.
+    SceneBuilder builder;
+    builder.begin_world();
+    builder.add_body(scenes::free_box(1.0, {0.1, 0.1, 0.1}, {0, 0, 0.1}));
+    scenes::box_plane_contacts(builder, 0, {{0, 0, 0.1}, {1, 0, 0, 0}}, {0.1, 0.1, 0.1}, -1, 0.0,
+                               0.5);
+    const steel_scene_desc scene = builder.desc();
+    const steel_batch batch = solved_scene_batch(scene, {STEEL_RESPONSE_PROPAGATION});
+    const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
+    REQUIRE_OK(steel_batch_destroy(batch));
+    REQUIRE(decoded(bytes).has_scene);
+    INFO("snapshot of " << bytes.size() << " bytes");
+    const auto refused = [](const std::vector<uint8_t>& damaged) {
+        steel_batch loaded{77};
+        const steel_status status =
+            steel_batch_load_memory(STEEL_ABI_VERSION, damaged.data(), damaged.size(), &loaded);
+        CHECK(status == STEEL_ERROR_INVALID_ARGUMENT);
+        CHECK(loaded.id == 0);
+        CHECK(message_has("steel_batch_load_memory"));
+        if (status == STEEL_OK) steel_batch_destroy(loaded);
+    };
+    for (size_t length = 0; length < bytes.size(); ++length) {
+        CAPTURE(length);
+        refused(std::vector<uint8_t>(bytes.begin(), bytes.begin() + int64_t(length)));
+    }
+    for (size_t bit = 0; bit < bytes.size() * 8; ++bit) {
+        CAPTURE(bit);
+        std::vector<uint8_t> flipped = bytes;
+        flipped[bit / 8] = uint8_t(flipped[bit / 8] ^ (1u << (bit % 8)));
+        refused(flipped);
+    }
+}
