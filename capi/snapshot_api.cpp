@@ -19,9 +19,6 @@ using namespace steel;
 
 namespace {
 
-// Builds the batch a decoded snapshot describes. The rows are validated (and built, from the scene
-// when there is one) before the batch and its threads exist, so a bad file costs no more than
-// its own checks.
 // Uploads the snapshot's scene again, as steel_batch_upload_scene would: the record it leaves
 // (for the propagation response and the scene readers) and its rows, which must have the counts
 // of the rows the snapshot recorded, since its results are sized by them.
@@ -52,6 +49,9 @@ std::unique_ptr<scene::SceneRecord> build_scene(const snapshot::Snapshot& in, ui
     return record;
 }
 
+// Builds the batch a decoded snapshot describes. The rows are validated (and built, from the scene
+// when there is one) before the batch and its threads exist, so a bad file costs no more than
+// its own checks.
 template <class Real>
 std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_batch_desc& desc, const char* where) {
     const std::string options_where = std::string(where) + ": the snapshot's options";

@@ -40,15 +40,19 @@ recorded. FILE is either
   - a capture stream: one record per solve, appended by steel_batch_set_capture or by
     running a program with the environment variable STEEL_CAPTURE=FILE.
 Each record is loaded into a new batch (steel_batch_load_memory), solved again with the
-recorded options unless overridden, and compared world by world with what it recorded.
+recorded options unless overridden, and compared world by world with what it recorded. A record
+of a scene batch holds its scene and replays through it (the propagation response included); a
+record without one that was solved with the propagation response is replayed with the immediate
+response and serial sweeps, which the tool says on stderr.
 
 Modes (default: replay and compare):
   --info                 Print a readable summary of every record and solve nothing: the
-                         producer, batch desc, sizes and row kinds, every option, and per
-                         world: DOFs, rows, J values, path, sweeps, flags, residuals.
+                         producer, batch desc, sizes and row kinds, the scene's counts (for a
+                         scene batch), every option, and per world: DOFs, rows, J values,
+                         path, sweeps, flags, residuals.
   --extract W            Write world W (0-based) of the chosen record as its own snapshot
-                         (rows, options and recorded outputs of that world) to the file given
-                         by --output, and solve nothing.
+                         (rows, scene, options and recorded outputs of that world) to the file
+                         given by --output, and solve nothing.
   --output PATH          Where --extract writes (required with --extract).
 
 Choosing what to replay:
