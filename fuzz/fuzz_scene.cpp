@@ -15,7 +15,9 @@
 //    (serial, both layouts, or colored) the CPU's results bit for bit, as the kernels promise;
 //    under the immediate response every world finite or flagged and reset (their sums run in
 //    other orders, so not the same bits); and either way the CPU's paths (check_paths says
-//    where the device differs by design).
+//    where the device differs by design);
+//  - the solved batch's snapshot loads, reads the recorded impulses and solves again to the
+//    original's next solve, bit for bit.
 // Array lengths the scene implies (bodies, coordinates, contacts) are never changed: the C API
 // cannot see the length of a caller's array, so reading past one is the caller's error.
 #include "emulated.hpp"
@@ -347,6 +349,40 @@ void check_emulated(steel::BatchState<Real>& host, const steel_solve_options& op
     check_paths(host.rows, host.stats, emulated.stats, options);
 }
 
+std::vector<double> read_impulses(steel_batch batch) {
+    uint64_t count = 0;
+    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK)
+        fuzz::die("impulse count unreadable");
+    std::vector<double> impulses(count);
+    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK)
+        fuzz::die("impulses unreadable");
+    return impulses;
+}
+
+// A solved scene batch's snapshot holds the scene and loads as the same batch (docs/snapshots.md,
+// "Scene batches"): it reads the recorded impulses, and its next solve gives the original's next
+// solve bit for bit.
+void check_snapshot_replays(steel_batch batch) {
+    uint64_t size = 0;
+    if (steel_batch_save_memory(batch, nullptr, 0, &size) != STEEL_OK)
+        fuzz::die("a solved scene batch's snapshot size unknown");
+    std::vector<uint8_t> bytes(size);
+    if (steel_batch_save_memory(batch, bytes.data(), size, &size) != STEEL_OK)
+        fuzz::die("a solved scene batch cannot be saved");
+    steel_batch loaded{};
+    if (steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), size, &loaded) != STEEL_OK) {
+        std::fprintf(stderr, "%s\n", steel_last_error_message());
+        fuzz::die("a solved scene batch's snapshot does not load");
+    }
+    if (!fuzz::same_bits(read_impulses(loaded), read_impulses(batch)))
+        fuzz::die("a loaded scene snapshot reads other impulses than it recorded");
+    if (steel_batch_solve(loaded) != STEEL_OK || steel_batch_solve(batch) != STEEL_OK)
+        fuzz::die("a loaded scene snapshot, or the batch it came from, failed to solve again");
+    if (!fuzz::same_bits(read_impulses(loaded), read_impulses(batch)))
+        fuzz::die("a loaded scene snapshot solves to other impulses than the original");
+    steel_batch_destroy(loaded);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -414,6 +450,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else {
         std::visit([&](auto& host) { check_emulated(host, used); },
                    steel::lookup_batch(batch.id, "fuzz_scene").state);
+        check_snapshot_replays(batch);
     }
     steel_batch_destroy(batch);
     return 0;
