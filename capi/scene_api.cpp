@@ -83,7 +83,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         try {
             const std::vector<steel_rows_desc> rows = scene::build_scene_rows_into(
                 desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
-            record->inputs.assign(desc, &b.pool); // valid now; for snapshots (docs/snapshots.md)
+            b.scene_inputs.reserve_for(desc); // room for the copy below, for snapshots
             replace_rows(b, rows, where, "in the rows built from the scene");
         } catch (...) {
             b.spare_scene = std::move(record);
@@ -91,6 +91,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         }
         b.spare_scene = std::move(b.scene);
         b.scene = std::move(record);
+        b.scene_inputs.assign(desc, &b.pool); // into the room made above: cannot fail
     });
 }
 

@@ -45,7 +45,6 @@ std::unique_ptr<scene::SceneRecord> build_scene(const snapshot::Snapshot& in, ui
                         "mode builds other rows?)",
                         where, w, rows.dof_count(w), rows.row_count(w), in.rows.world_dof_counts[w],
                         in.rows.world_row_counts[w]));
-    record->inputs = in.scene;
     return record;
 }
 
@@ -77,6 +76,7 @@ std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_bat
         state.has_rows = true;
     }
     batch->scene = std::move(scene);
+    if (batch->scene) batch->scene_inputs = in.scene;
     // Exactly steel_batch_set_options on a batch holding these rows.
     set_batch_options(*batch, in.options, options_where.c_str());
     if (in.solved) snapshot::restore_results(*batch, in.results);

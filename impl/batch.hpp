@@ -8,6 +8,7 @@
 #include "propagation/propagation_set.hpp"
 #include "propagation/tree_walk.hpp"
 #include "row_set.hpp"
+#include "scene/scene_inputs.hpp"
 #include "scene/scene_record.hpp"
 #include "scene/scene_rows.hpp"
 #include "thread_pool.hpp"
@@ -55,6 +56,9 @@ struct Batch {
     steel_solve_options options;
     std::variant<BatchState<float>, BatchState<double>> state;
     std::unique_ptr<scene::SceneRecord> scene; // set while the rows came from a scene upload
+    // That upload's steel_scene_desc, copied: what a snapshot of the batch holds (read only
+    // while `scene` is set). One copy, replaced once an upload can no longer fail.
+    scene::SceneInputs scene_inputs;
     // The record of the scene upload before, kept for its memory: the next scene upload builds
     // into it. Never read otherwise.
     std::unique_ptr<scene::SceneRecord> spare_scene;

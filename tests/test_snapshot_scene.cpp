@@ -463,3 +463,38 @@ TEST_CASE("every truncation and every single-bit flip of a small scene snapshot 
         refused(flipped);
     }
 }
+
+TEST_CASE("a refused scene upload leaves the snapshot's scene as it was; an accepted one replaces "
+          "it") {
+    const FullScene full = full_scene();
+    const steel_scene_desc first = full.desc();
+    const steel_batch batch = solved_scene_batch(first, {});
+    const Snapshot before = decoded(snaptest::save_memory(batch));
+
+    // A bad mass deep in the last world: refused, and the snapshot is the same.
+    FullScene bad = full;
+    bad.builder.mass.back() = -1.0;
+    const steel_scene_desc refused = bad.desc();
+    CHECK(steel_batch_upload_scene(batch, &refused) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(snaptest::same_content(decoded(snaptest::save_memory(batch)), before));
+
+    // A smaller scene, then the first again: each snapshot holds the scene just uploaded.
+    SceneBuilder small;
+    for (uint32_t w = 0; w < first.world_count; ++w) {
+        small.begin_world();
+        small.add_body(scenes::free_box(2.0, {0.1, 0.1, 0.1}, {0, 0, 0.1}));
+        scenes::box_plane_contacts(small, 0, {{0, 0, 0.1}, {1, 0, 0, 0}}, {0.1, 0.1, 0.1}, -1, 0.0,
+                                   0.5);
+    }
+    const steel_scene_desc second = small.desc();
+    REQUIRE_OK(steel_batch_upload_scene(batch, &second));
+    const Snapshot after = decoded(snaptest::save_memory(batch));
+    REQUIRE(after.has_scene);
+    CHECK(after.scene.body_mass.values == small.mass);
+    CHECK(after.scene.contact_point.values == small.contact_point);
+    CHECK_FALSE(after.scene.body_flags.present);
+    REQUIRE_OK(steel_batch_upload_scene(batch, &first));
+    REQUIRE_OK(steel_batch_solve(batch));
+    CHECK(snaptest::same_content(decoded(snaptest::save_memory(batch)), before));
+    REQUIRE_OK(steel_batch_destroy(batch));
+}

@@ -34,11 +34,11 @@ template <class T> const T* pointer_of(const SceneArray<T>& array) {
     return array.values.empty() ? kNone : array.values.data();
 }
 
-uint64_t sum(const SceneArray<uint32_t>& counts, uint32_t first, uint32_t end) {
+uint64_t sum(const uint32_t* counts, uint32_t first, uint32_t end) {
     uint64_t total = 0;
-    if (counts.present)
+    if (counts)
         for (uint32_t w = first; w < end; ++w)
-            total += counts.values[w];
+            total += counts[w];
     return total;
 }
 
@@ -54,24 +54,25 @@ void require_length(const char* where, const char* name, uint64_t length, uint64
                           name, length, expected, per, kUnitName[int(unit)]));
 }
 
-// The items of every unit in worlds [first, end). The arrays that give the counts must have been
-// length-checked for the whole scene (totals() does that first).
-SceneTotals totals_of(const SceneInputs& s, uint32_t first, uint32_t end, const char* where) {
+// The items of every unit in worlds [first, end) of a desc whose count arrays, joint_type and
+// body_flags hold what the counts say (an upload's checked desc; a decoded scene after totals()
+// checked their lengths).
+SceneTotals totals_of(const steel_scene_desc& d, uint32_t first, uint32_t end, const char* where) {
     SceneTotals t;
     t.count[int(SceneUnit::world)] = end - first;
-    const uint64_t body0 = sum(s.world_body_count, 0, first);
-    t.count[int(SceneUnit::body)] = sum(s.world_body_count, first, end);
-    t.count[int(SceneUnit::contact)] = sum(s.world_contact_count, first, end);
-    t.count[int(SceneUnit::connect)] = sum(s.world_connect_count, first, end);
-    t.count[int(SceneUnit::mimic)] = sum(s.world_mimic_count, first, end);
+    const uint64_t body0 = sum(d.world_body_count, 0, first);
+    t.count[int(SceneUnit::body)] = sum(d.world_body_count, first, end);
+    t.count[int(SceneUnit::contact)] = sum(d.world_contact_count, first, end);
+    t.count[int(SceneUnit::connect)] = sum(d.world_connect_count, first, end);
+    t.count[int(SceneUnit::mimic)] = sum(d.world_mimic_count, first, end);
     const uint64_t bodies = t.of(SceneUnit::body);
-    if (bodies > 0 && !s.joint_type.present)
+    if (bodies > 0 && d.joint_type == nullptr)
         bad(where, format("the snapshot's scene has %" PRIu64 " bodies but no joint_type", bodies));
     // As steel_batch_upload_scene counts them: a standalone body (joint NONE) has the 6 DOFs of
     // a free joint if dynamic, none otherwise, and no position coordinates.
     for (uint64_t b = body0; b < body0 + bodies; ++b) {
-        const int32_t type = s.joint_type.values[b];
-        const int32_t flags = s.body_flags.present ? s.body_flags.values[b] : STEEL_BODY_DYNAMIC;
+        const int32_t type = d.joint_type[b];
+        const int32_t flags = d.body_flags ? d.body_flags[b] : STEEL_BODY_DYNAMIC;
         if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_NONE)
             bad(where, format("the snapshot's scene.joint_type[%" PRIu64
                               "] = %d is not a STEEL_JOINT_* value",
@@ -90,7 +91,23 @@ SceneTotals totals_of(const SceneInputs& s, uint32_t first, uint32_t end, const 
     return t;
 }
 
+uint64_t chunk_count(uint64_t bytes, uint64_t chunk) {
+    return (bytes + chunk - 1) / chunk;
+}
+
 } // namespace
+
+void SceneInputs::reserve_for(const steel_scene_desc& d) {
+    const SceneTotals whole = totals_of(d, 0, d.world_count, "copying a scene upload");
+    uint64_t chunks = 0;
+    for_each_array([&](const char*, auto member, auto field, SceneUnit unit, uint64_t per) {
+        auto& values = (this->*member).values;
+        if (d.*field == nullptr) return;
+        values.reserve(per * whole.of(unit));
+        chunks += chunk_count(values.capacity() * sizeof(values[0]), kCopyChunkBytes);
+    });
+    copy_chunks_.reserve(chunks);
+}
 
 void SceneInputs::assign(const steel_scene_desc& d, ThreadPool* pool) {
     world_count = d.world_count;
@@ -99,35 +116,14 @@ void SceneInputs::assign(const steel_scene_desc& d, ThreadPool* pool) {
     restitution_threshold = d.restitution_threshold;
     friction_model = d.friction_model;
     drive_mode = d.drive_mode;
-    // The world counts first, then the per-body arrays the DOFs follow from, on this thread; the
-    // rest, most of the bytes, sized here and copied in chunks on the pool, so that the copy
-    // shrinks with the build as threads are added.
-    const auto copy = [&](auto member, auto field, uint64_t count) {
-        auto& array = this->*member;
-        const auto* values = d.*field;
-        array.present = values != nullptr;
-        if (array.present)
-            array.values.assign(values, values + count);
-        else
-            array.values.clear();
-    };
-    for_each_array([&](const char*, auto member, auto field, SceneUnit unit, uint64_t per) {
-        if (unit == SceneUnit::world) copy(member, field, per * world_count);
-    });
-    const uint64_t bodies = sum(world_body_count, 0, world_count);
-    copy(&SceneInputs::joint_type, &steel_scene_desc::joint_type, bodies);
-    copy(&SceneInputs::body_flags, &steel_scene_desc::body_flags, bodies);
-    const SceneTotals whole = totals_of(*this, 0, world_count, "copying a scene upload");
-
+    // Every array sized here and copied in chunks, on the pool's threads when given one, so that
+    // the copy shrinks with the build as threads are added.
+    const SceneTotals whole = totals_of(d, 0, d.world_count, "copying a scene upload");
     copy_chunks_.clear();
-    for_each_array([&](const char* name, auto member, auto field, SceneUnit unit, uint64_t per) {
-        const bool copied = unit == SceneUnit::world || std::strcmp(name, "joint_type") == 0 ||
-                            std::strcmp(name, "body_flags") == 0;
-        if (copied) return;
+    for_each_array([&](const char*, auto member, auto field, SceneUnit unit, uint64_t per) {
         auto& array = this->*member;
         const auto* values = d.*field;
         array.present = values != nullptr;
-        // Same size as the upload before last: no new elements, so nothing is zeroed.
         array.values.resize(array.present ? per * whole.of(unit) : 0);
         const uint64_t bytes = array.values.size() * sizeof(array.values[0]);
         for (uint64_t at = 0; at < bytes; at += kCopyChunkBytes)
@@ -168,22 +164,22 @@ SceneTotals SceneInputs::totals(const char* where) const {
         if (unit == SceneUnit::world && array.present)
             require_length(where, name, array.values.size(), per * world_count, unit, per);
     });
-    const uint64_t bodies = sum(world_body_count, 0, world_count);
+    const uint64_t bodies = sum(pointer_of(world_body_count), 0, world_count);
     if (joint_type.present)
         require_length(where, "joint_type", joint_type.values.size(), bodies, SceneUnit::body, 1);
     if (body_flags.present)
         require_length(where, "body_flags", body_flags.values.size(), bodies, SceneUnit::body, 1);
-    return totals_of(*this, 0, world_count, where);
+    return totals_of(desc(), 0, world_count, where);
 }
 
 SceneTotals SceneInputs::world_totals(uint32_t world, const char* where) const {
     totals(where);
-    return totals_of(*this, world, world + 1, where);
+    return totals_of(desc(), world, world + 1, where);
 }
 
 SceneTotals SceneInputs::totals_before(uint32_t world, const char* where) const {
     totals(where);
-    return totals_of(*this, 0, world, where);
+    return totals_of(desc(), 0, world, where);
 }
 
 void SceneInputs::check_lengths(const char* where) const {
@@ -207,7 +203,7 @@ uint64_t SceneInputs::snapshot_bytes() const {
 SceneInputs SceneInputs::world(uint32_t w, const char* where) const {
     if (w >= world_count)
         bad(where, format("world %u is outside the scene's %u worlds", w, world_count));
-    const SceneTotals before = totals_before(w, where), own = totals_of(*this, w, w + 1, where);
+    const SceneTotals before = totals_before(w, where), own = totals_of(desc(), w, w + 1, where);
     SceneInputs out;
     out.world_count = 1;
     out.dt = dt;

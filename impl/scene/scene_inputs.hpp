@@ -93,9 +93,12 @@ struct SceneInputs {
     STEEL_SCENE_ARRAYS(STEEL_SCENE_MEMBER)
 #undef STEEL_SCENE_MEMBER
 
-    // Copies `desc`, which passed steel_batch_upload_scene's checks, keeping this object's memory
-    // (a batch copies every scene upload into the inputs of the one before last); the bulk of it
-    // on the pool's threads when given one.
+    // Makes room for a copy of `desc`, which passed steel_batch_upload_scene's checks, keeping
+    // what this object holds: may throw (out of memory), and then changes nothing a reader sees.
+    void reserve_for(const steel_scene_desc& desc);
+    // Copies `desc` (checked as above), keeping this object's memory; the bulk of it on the pool's
+    // threads when given one. After reserve_for(desc) it allocates nothing and cannot fail, so a
+    // batch can replace its copy only once the upload can no longer fail, and hold one copy.
     void assign(const steel_scene_desc& desc, ThreadPool* pool = nullptr);
 
     // A desc pointing into these arrays (valid while this object lives, unchanged).

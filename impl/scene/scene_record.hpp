@@ -4,7 +4,6 @@
 #pragma once
 
 #include "articulation.hpp"
-#include "scene_inputs.hpp"
 
 #include <steel/steel.h>
 
@@ -89,7 +88,6 @@ struct WorldRecord {
 };
 
 struct SceneRecord {
-    SceneInputs inputs; // the upload's desc, copied: what a snapshot of the batch holds
     double dt = 0;
     std::vector<WorldRecord> worlds;
     std::vector<double> joint_position; // q of the step, scene order

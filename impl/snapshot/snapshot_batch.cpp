@@ -93,7 +93,7 @@ bool results_match_inputs(const Batch& batch) {
 // the rows, which then no longer follow from it).
 const scene::SceneInputs* scene_of(const Batch& batch) {
     if (!batch.scene || batch.rows_edited_since_upload) return nullptr;
-    return &batch.scene->inputs;
+    return &batch.scene_inputs;
 }
 
 } // namespace
