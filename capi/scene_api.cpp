@@ -80,10 +80,12 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         // Into the spare record's memory; on failure it stays the spare, and the batch as it was.
         std::unique_ptr<scene::SceneRecord> record = std::move(b.spare_scene);
         if (!record) record = std::make_unique<scene::SceneRecord>();
+        scene::SceneTotals totals;
         try {
             const std::vector<steel_rows_desc> rows = scene::build_scene_rows_into(
                 desc, b.desc.world_count, *record, b.scene_rows, &b.pool, &b.scene_row_runs);
-            b.scene_inputs.reserve_for(desc); // room for the copy below, for snapshots
+            totals = scene::upload_totals(*record, desc);
+            b.scene_inputs.reserve_for(desc, totals); // room for the copy below, for snapshots
             replace_rows(b, rows, where, "in the rows built from the scene");
         } catch (...) {
             b.spare_scene = std::move(record);
@@ -91,7 +93,7 @@ steel_status steel_batch_upload_scene(steel_batch batch, const steel_scene_desc*
         }
         b.spare_scene = std::move(b.scene);
         b.scene = std::move(record);
-        b.scene_inputs.assign(desc, &b.pool); // into the room made above: cannot fail
+        b.scene_inputs.assign(desc, totals, &b.pool); // into the room made above: cannot fail
     });
 }
 

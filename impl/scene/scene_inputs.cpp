@@ -1,6 +1,7 @@
 #include "scene_inputs.hpp"
 
 #include "articulation.hpp"
+#include "scene_record.hpp"
 
 #include "../error.hpp"
 #include "../thread_pool.hpp"
@@ -97,8 +98,19 @@ uint64_t chunk_count(uint64_t bytes, uint64_t chunk) {
 
 } // namespace
 
-void SceneInputs::reserve_for(const steel_scene_desc& d) {
-    const SceneTotals whole = totals_of(d, 0, d.world_count, "copying a scene upload");
+SceneTotals upload_totals(const SceneRecord& record, const steel_scene_desc& d) {
+    SceneTotals t;
+    t.count[int(SceneUnit::world)] = d.world_count;
+    t.count[int(SceneUnit::body)] = record.world_body_offset.back();
+    t.count[int(SceneUnit::dof)] = record.world_dof_offset.back();
+    t.count[int(SceneUnit::position)] = record.world_position_offset.back();
+    t.count[int(SceneUnit::contact)] = record.world_contact_offset.back();
+    t.count[int(SceneUnit::connect)] = sum(d.world_connect_count, 0, d.world_count);
+    t.count[int(SceneUnit::mimic)] = sum(d.world_mimic_count, 0, d.world_count);
+    return t;
+}
+
+void SceneInputs::reserve_for(const steel_scene_desc& d, const SceneTotals& whole) {
     uint64_t chunks = 0;
     for_each_array([&](const char*, auto member, auto field, SceneUnit unit, uint64_t per) {
         auto& values = (this->*member).values;
@@ -109,7 +121,7 @@ void SceneInputs::reserve_for(const steel_scene_desc& d) {
     copy_chunks_.reserve(chunks);
 }
 
-void SceneInputs::assign(const steel_scene_desc& d, ThreadPool* pool) {
+void SceneInputs::assign(const steel_scene_desc& d, const SceneTotals& whole, ThreadPool* pool) {
     world_count = d.world_count;
     dt = d.dt;
     baumgarte = d.baumgarte;
@@ -118,7 +130,6 @@ void SceneInputs::assign(const steel_scene_desc& d, ThreadPool* pool) {
     drive_mode = d.drive_mode;
     // Every array sized here and copied in chunks, on the pool's threads when given one, so that
     // the copy shrinks with the build as threads are added.
-    const SceneTotals whole = totals_of(d, 0, d.world_count, "copying a scene upload");
     copy_chunks_.clear();
     for_each_array([&](const char*, auto member, auto field, SceneUnit unit, uint64_t per) {
         auto& array = this->*member;

@@ -85,6 +85,12 @@ struct SceneTotals {
     uint64_t of(SceneUnit unit) const { return count[int(unit)]; }
 };
 
+struct SceneRecord;
+
+// The totals of a scene upload's desc, from the record its build left (which counted the bodies,
+// DOFs, coordinates and contacts) and its connect and mimic counts.
+SceneTotals upload_totals(const SceneRecord& record, const steel_scene_desc& desc);
+
 struct SceneInputs {
     uint32_t world_count = 0;
     double dt = 0, baumgarte = 0, restitution_threshold = 0;
@@ -93,13 +99,15 @@ struct SceneInputs {
     STEEL_SCENE_ARRAYS(STEEL_SCENE_MEMBER)
 #undef STEEL_SCENE_MEMBER
 
-    // Makes room for a copy of `desc`, which passed steel_batch_upload_scene's checks, keeping
-    // what this object holds: may throw (out of memory), and then changes nothing a reader sees.
-    void reserve_for(const steel_scene_desc& desc);
-    // Copies `desc` (checked as above), keeping this object's memory; the bulk of it on the pool's
-    // threads when given one. After reserve_for(desc) it allocates nothing and cannot fail, so a
-    // batch can replace its copy only once the upload can no longer fail, and hold one copy.
-    void assign(const steel_scene_desc& desc, ThreadPool* pool = nullptr);
+    // Makes room for a copy of `desc`, which passed steel_batch_upload_scene's checks and has
+    // `totals` (upload_totals), keeping what this object holds: may throw (out of memory), and
+    // then changes nothing a reader sees.
+    void reserve_for(const steel_scene_desc& desc, const SceneTotals& totals);
+    // Copies `desc` (as above), keeping this object's memory; the bulk of it on the pool's
+    // threads when given one. After reserve_for it allocates nothing and cannot fail, so a batch
+    // can replace its copy only once the upload can no longer fail, and hold one copy.
+    void assign(const steel_scene_desc& desc, const SceneTotals& totals,
+                ThreadPool* pool = nullptr);
 
     // A desc pointing into these arrays (valid while this object lives, unchanged).
     steel_scene_desc desc() const;
