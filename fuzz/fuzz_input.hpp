@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <vector>
+
+#include <steel/steel.h>
 
 namespace fuzz {
 
@@ -96,6 +99,17 @@ class Input {
     std::fprintf(stderr, "FUZZ TARGET FAILURE: %s\n", what);
     std::fflush(stderr);
     std::abort();
+}
+
+// All impulses of a solved batch; a failed read fails the target.
+inline std::vector<double> read_impulses(steel_batch batch) {
+    uint64_t count = 0;
+    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK)
+        die("impulse count unreadable");
+    std::vector<double> impulses(count);
+    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK)
+        die("impulses unreadable");
+    return impulses;
 }
 
 } // namespace fuzz

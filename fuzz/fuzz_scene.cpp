@@ -349,16 +349,6 @@ void check_emulated(steel::BatchState<Real>& host, const steel_solve_options& op
     check_paths(host.rows, host.stats, emulated.stats, options);
 }
 
-std::vector<double> read_impulses(steel_batch batch) {
-    uint64_t count = 0;
-    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK)
-        fuzz::die("impulse count unreadable");
-    std::vector<double> impulses(count);
-    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK)
-        fuzz::die("impulses unreadable");
-    return impulses;
-}
-
 // A solved scene batch's snapshot holds the scene and loads as the same batch (docs/snapshots.md,
 // "Scene batches"): it reads the recorded impulses, and its next solve gives the original's next
 // solve bit for bit.
@@ -374,11 +364,11 @@ void check_snapshot_replays(steel_batch batch) {
         std::fprintf(stderr, "%s\n", steel_last_error_message());
         fuzz::die("a solved scene batch's snapshot does not load");
     }
-    if (!fuzz::same_bits(read_impulses(loaded), read_impulses(batch)))
+    if (!fuzz::same_bits(fuzz::read_impulses(loaded), fuzz::read_impulses(batch)))
         fuzz::die("a loaded scene snapshot reads other impulses than it recorded");
     if (steel_batch_solve(loaded) != STEEL_OK || steel_batch_solve(batch) != STEEL_OK)
         fuzz::die("a loaded scene snapshot, or the batch it came from, failed to solve again");
-    if (!fuzz::same_bits(read_impulses(loaded), read_impulses(batch)))
+    if (!fuzz::same_bits(fuzz::read_impulses(loaded), fuzz::read_impulses(batch)))
         fuzz::die("a loaded scene snapshot solves to other impulses than the original");
     steel_batch_destroy(loaded);
 }

@@ -105,17 +105,6 @@ void read_loaded_outputs(steel_batch batch, uint32_t world_count) {
     }
 }
 
-// Reads all impulses of a solved batch.
-std::vector<double> read_impulses(steel_batch batch) {
-    uint64_t count = 0;
-    if (steel_batch_read_impulses(batch, nullptr, 0, &count) != STEEL_OK)
-        fuzz::die("impulse count unreadable");
-    std::vector<double> impulses(count);
-    if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK)
-        fuzz::die("impulses unreadable");
-    return impulses;
-}
-
 // Worlds are independent, so one world cut out of a snapshot (what `steel-replay --extract`
 // writes for a bug report) must load and solve to bit-for-bit the impulses that world got in the
 // whole batch. Checks the first few worlds of a batch just solved with `options`.
@@ -134,7 +123,7 @@ void check_extracted_worlds(const steel::snapshot::Snapshot& whole,
         if (steel_batch_set_options(one, &options) != STEEL_OK)
             fuzz::die("an extracted world refuses the options");
         if (steel_batch_solve(one) != STEEL_OK) fuzz::die("an extracted world failed to solve");
-        const std::vector<double> impulses = read_impulses(one);
+        const std::vector<double> impulses = fuzz::read_impulses(one);
         const uint32_t m = whole.rows.world_row_counts[w];
         if (impulses.size() != m || row0 + m > whole_impulses.size() ||
             std::memcmp(impulses.data(), whole_impulses.data() + row0, m * sizeof(double)) != 0)
@@ -175,7 +164,7 @@ void load_and_check(const uint8_t* data, size_t size) {
         std::fprintf(stderr, "status %d: %s\n", int(solved), steel_last_error_message());
         fuzz::die("a loaded batch failed to solve");
     }
-    if (solved == STEEL_OK) check_extracted_worlds(decoded, read_impulses(batch), options);
+    if (solved == STEEL_OK) check_extracted_worlds(decoded, fuzz::read_impulses(batch), options);
     if (steel_batch_destroy(batch) != STEEL_OK) fuzz::die("destroy failed");
 }
 
