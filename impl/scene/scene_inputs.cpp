@@ -69,8 +69,6 @@ SceneTotals totals_of(const steel_scene_desc& d, uint32_t first, uint32_t end, c
     const uint64_t bodies = t.of(SceneUnit::body);
     if (bodies > 0 && d.joint_type == nullptr)
         bad(where, format("the snapshot's scene has %" PRIu64 " bodies but no joint_type", bodies));
-    // As steel_batch_upload_scene counts them: a standalone body (joint NONE) has the 6 DOFs of
-    // a free joint if dynamic, none otherwise, and no position coordinates.
     for (uint64_t b = body0; b < body0 + bodies; ++b) {
         const int32_t type = d.joint_type[b];
         const int32_t flags = d.body_flags ? d.body_flags[b] : STEEL_BODY_DYNAMIC;
@@ -82,12 +80,9 @@ SceneTotals totals_of(const steel_scene_desc& d, uint32_t first, uint32_t end, c
             bad(where, format("the snapshot's scene.body_flags[%" PRIu64
                               "] = %d is not a STEEL_BODY_* value",
                               b, flags));
-        if (type == STEEL_JOINT_NONE) {
-            t.count[int(SceneUnit::dof)] += flags == STEEL_BODY_DYNAMIC ? 6 : 0;
-        } else {
-            t.count[int(SceneUnit::dof)] += joint_dof_count(JointType(type));
-            t.count[int(SceneUnit::position)] += joint_position_count(JointType(type));
-        }
+        const BodyCoordinates body = body_coordinates(type, flags);
+        t.count[int(SceneUnit::dof)] += body.dofs;
+        t.count[int(SceneUnit::position)] += body.positions;
     }
     return t;
 }
@@ -97,6 +92,17 @@ uint64_t chunk_count(uint64_t bytes, uint64_t chunk) {
 }
 
 } // namespace
+
+BodyCoordinates body_coordinates(int32_t joint_type, int32_t flags) {
+    BodyCoordinates body;
+    if (joint_type == STEEL_JOINT_NONE) {
+        body.dofs = flags == STEEL_BODY_DYNAMIC ? 6 : 0; // the DOFs of an equivalent FREE joint
+    } else {
+        body.dofs = joint_dof_count(JointType(joint_type));
+        body.positions = joint_position_count(JointType(joint_type));
+    }
+    return body;
+}
 
 SceneTotals upload_totals(const SceneRecord& record, const steel_scene_desc& d) {
     SceneTotals t;
@@ -183,16 +189,6 @@ SceneTotals SceneInputs::totals(const char* where) const {
     return totals_of(desc(), 0, world_count, where);
 }
 
-SceneTotals SceneInputs::world_totals(uint32_t world, const char* where) const {
-    totals(where);
-    return totals_of(desc(), world, world + 1, where);
-}
-
-SceneTotals SceneInputs::totals_before(uint32_t world, const char* where) const {
-    totals(where);
-    return totals_of(desc(), 0, world, where);
-}
-
 void SceneInputs::check_lengths(const char* where) const {
     const SceneTotals t = totals(where);
     for_each_array([&](const char* name, auto member, auto, SceneUnit unit, uint64_t per) {
@@ -214,7 +210,9 @@ uint64_t SceneInputs::snapshot_bytes() const {
 SceneInputs SceneInputs::world(uint32_t w, const char* where) const {
     if (w >= world_count)
         bad(where, format("world %u is outside the scene's %u worlds", w, world_count));
-    const SceneTotals before = totals_before(w, where), own = totals_of(desc(), w, w + 1, where);
+    totals(where); // the counting arrays' lengths, before totals_of reads them
+    const steel_scene_desc d = desc();
+    const SceneTotals before = totals_of(d, 0, w, where), own = totals_of(d, w, w + 1, where);
     SceneInputs out;
     out.world_count = 1;
     out.dt = dt;

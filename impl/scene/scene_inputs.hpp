@@ -87,6 +87,15 @@ struct SceneTotals {
 
 struct SceneRecord;
 
+// The DOFs and position coordinates of one body of a scene, as steel.h counts them: its joint's,
+// or for a standalone body (joint NONE) the 6 DOFs of a free joint if it is dynamic, none
+// otherwise, and no coordinates. joint_type and flags must be valid STEEL_JOINT_* and
+// STEEL_BODY_* values. The upload and a snapshot's length checks both count with it.
+struct BodyCoordinates {
+    uint32_t dofs = 0, positions = 0;
+};
+BodyCoordinates body_coordinates(int32_t joint_type, int32_t flags);
+
 // The totals of a scene upload's desc, from the record its build left (which counted the bodies,
 // DOFs, coordinates and contacts) and its connect and mimic counts.
 SceneTotals upload_totals(const SceneRecord& record, const steel_scene_desc& desc);
@@ -112,13 +121,10 @@ struct SceneInputs {
     // A desc pointing into these arrays (valid while this object lives, unchanged).
     steel_scene_desc desc() const;
 
-    // The items of every unit in the whole scene, or in world `world`, and before it. Throws
-    // steel::Error (INVALID_ARGUMENT, message starting with `where`) if the arrays that give the
-    // counts have the wrong length or a joint type or body flag that is none (the DOFs and
-    // position coordinates follow from them).
+    // The items of every unit in the whole scene. Throws steel::Error (INVALID_ARGUMENT, message
+    // starting with `where`) if the arrays that give the counts have the wrong length or a joint
+    // type or body flag that is none (the DOFs and position coordinates follow from them).
     SceneTotals totals(const char* where) const;
-    SceneTotals world_totals(uint32_t world, const char* where) const;
-    SceneTotals totals_before(uint32_t world, const char* where) const;
 
     // Throws as above unless every present array has the length the counts give it. Meaning
     // (indices, finite numbers, required arrays) is the upload's to check.

@@ -1,5 +1,7 @@
 #include "scene_rows.hpp"
 
+#include "scene_inputs.hpp"
+
 #include "../dense_cholesky.hpp"
 #include "../error.hpp"
 #include "../refused_worlds.hpp"
@@ -1162,13 +1164,10 @@ std::vector<steel_rows_desc> build_scene_rows_into(const steel_scene_desc& d,
                            ": body_flags = %d needs joint_type STEEL_JOINT_NONE (a "
                            "standalone body); a body in an articulation moves with its joint",
                            w, local, flags));
-            if (type == STEEL_JOINT_NONE) {
-                dofs += flags == STEEL_BODY_DYNAMIC ? 6 : 0; // the DOFs of an equivalent FREE joint
-            } else {
-                dofs += joint_dof_count(JointType(type));
-                joint_dofs += joint_dof_count(JointType(type));
-                positions += joint_position_count(JointType(type));
-            }
+            const BodyCoordinates body = body_coordinates(type, flags);
+            dofs += body.dofs;
+            positions += body.positions;
+            if (type != STEEL_JOINT_NONE) joint_dofs += body.dofs;
         }
         record.world_dof_offset[w + 1] = record.world_dof_offset[w] + dofs;
         record.world_position_offset[w + 1] = record.world_position_offset[w] + positions;

@@ -120,7 +120,8 @@ uint64_t snapshot_size_bound(const Batch& batch) {
                 array(m, 8);
             array(m, 4); // kind, normal_row
             array(m, 4);
-            if (scene_of(batch)) bytes += 512 + scene_of(batch)->snapshot_bytes(); // + its table
+            if (const scene::SceneInputs* scene = scene_of(batch))
+                bytes += 512 + scene->snapshot_bytes(); // + its table
             if (!state.solved) return;
             array(m, 8); // impulses, velocities
             array(n, 8);
