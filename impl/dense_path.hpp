@@ -36,13 +36,15 @@ STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, R
         rhs[i] = row_dot(rows, i, rows.jacobian, rows.unconstrained_velocity) + rows.bias[i];
 }
 
-// The velocity error rhs_i + A_i . lambda of row i.
+// The velocity error A_i . lambda + rhs_i of row i (rhs_i in the place of the general sweep's b_i).
 template <class Real>
-STEEL_HOST_DEVICE inline Real dense_row_error(const Real* a, const Real* rhs, uint32_t m, uint32_t i, const Real* impulse) {
+STEEL_HOST_DEVICE inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m,
+                                                        uint32_t i, const Real* impulse) {
     const Real* a_row = a + size_t(i) * m;
-    Real error = rhs[i];
-    for (uint32_t j = 0; j < m; ++j) error += a_row[j] * impulse[j];
-    return error;
+    Real rate = 0;
+    for (uint32_t j = 0; j < m; ++j)
+        rate += a_row[j] * impulse[j];
+    return {rate, rhs[i]};
 }
 
 template <class Real>
@@ -52,8 +54,9 @@ STEEL_HOST_DEVICE inline SweepResult<Real> dense_sweep(const WorldRows<Real>& ro
     const uint32_t m = rows.row_count;
     for (uint32_t i = 0; i < m;) {
         const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
-        const Real error0 = dense_row_error(a, rhs, m, i, impulse);
-        const Real error1 = pair ? dense_row_error(a, rhs, m, i + 1, impulse) : Real(0);
+        const RowError<Real> error0 = dense_row_error(a, rhs, m, i, impulse);
+        const RowError<Real> error1 =
+            pair ? dense_row_error(a, rhs, m, i + 1, impulse) : RowError<Real>{0, 0};
         Real step[2];
         i += update_rows(rows, i, params, error0, error1, impulse, step, result);
     }

@@ -24,9 +24,10 @@ STEEL_HOST_DEVICE inline SweepResult<Real> portable_general_sweep(const WorldRow
     SweepResult<Real> result;
     for (uint32_t i = 0; i < rows.row_count;) {
         const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
-        const Real error0 = row_dot(rows, i, rows.jacobian, velocity) + rows.bias[i];
-        const Real error1 =
-            pair ? row_dot(rows, i + 1, rows.jacobian, velocity) + rows.bias[i + 1] : Real(0);
+        const RowError<Real> error0{row_dot(rows, i, rows.jacobian, velocity), rows.bias[i]};
+        const RowError<Real> error1 =
+            pair ? RowError<Real>{row_dot(rows, i + 1, rows.jacobian, velocity), rows.bias[i + 1]}
+                 : RowError<Real>{0, 0};
         Real step[2];
         const uint32_t used = update_rows(rows, i, params, error0, error1, impulse, step, result);
         for (uint32_t k = 0; k < used; ++k)

@@ -59,19 +59,30 @@ STEEL_HOST_DEVICE inline Real row_denominator(Real jy, Real regularization, Real
     return regularization > 0 ? jy + regularization : jy + cfm;
 }
 
-// One update of row i given its velocity error J_i.v + b_i (without the c lambda term, which is
-// added here). Returns the new impulse; the caller applies the change to v.
+// A row's velocity error J_i.v + b_i, kept as its two parts. In a serial sweep the rate J_i.v
+// waits for the rows before (they share DOFs) and the bias does not, so the update folds the
+// bias in off that chain (bench/RESULTS.md, "The bias off the serial chain").
+template <class Real> struct RowError {
+    Real rate;
+    Real bias;
+    STEEL_HOST_DEVICE Real total() const { return rate + bias; }
+};
+
+// One update of a row given its velocity error (the c lambda term is added here). Returns the
+// new impulse; the caller applies the change to v. In the order of the sums:
+//     lambda' = Pi_K((lambda - (b + c lambda) * (1/d)) - (J.v) * (1/d))
+// where only the last multiply and subtract wait for v.
 template <class Real>
-STEEL_HOST_DEVICE inline Real updated_impulse(Real constraint_error, Real impulse, Real denominator,
+STEEL_HOST_DEVICE inline Real updated_impulse(RowError<Real> error, Real impulse, Real denominator,
                                               Real regularization, int32_t kind, Real lower,
                                               Real upper, Real friction, Real normal_impulse) {
-    const Real error = constraint_error + regularization * impulse;
     // Times the reciprocal, not divided: 1/d needs nothing from v, so it is computed while the
     // dot product waits for the previous row's update, and only a multiply (not a division, 13
     // cycles or more) stays on the chain of rows that share DOFs (bench/RESULTS.md, "The serial
     // sweep's chain"). Every copy of the update does the same (the colored pack kernels too).
     const Real inverse = Real(1) / denominator;
-    return project_impulse(kind, impulse - error * inverse, lower, upper, friction,
+    const Real start = impulse - (error.bias + regularization * impulse) * inverse;
+    return project_impulse(kind, start - error.rate * inverse, lower, upper, friction,
                            normal_impulse);
 }
 
@@ -80,15 +91,17 @@ STEEL_HOST_DEVICE inline Real updated_impulse(Real constraint_error, Real impuls
 // step[0] (and step[1]) for the caller to apply to v, records them in result, and returns the
 // number of rows consumed (1 or 2). Both paths call this, so they share every rounding.
 template <class Real>
-STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline uint32_t update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
-                                              Real error0, Real error1, Real* impulse, Real step[2],
-                                              SweepResult<Real>& result) {
+STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline uint32_t
+update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
+            RowError<Real> error0, RowError<Real> error1, Real* impulse, Real step[2],
+            SweepResult<Real>& result) {
     const int32_t normal = rows.normal_row[i];
     const Real normal_impulse = normal >= 0 ? impulse[normal] : Real(0);
     if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
         const uint32_t k = i + 1;
         const Real c0 = rows.regularization[i], c1 = rows.regularization[k];
-        const Real soft0 = error0 + c0 * impulse[i], soft1 = error1 + c1 * impulse[k];
+        const Real soft0 = error0.total() + c0 * impulse[i],
+                   soft1 = error1.total() + c1 * impulse[k];
         const Real a00 = rows.jy[i] + c0, a11 = rows.jy[k] + c1;
         const ConeStep<Real> next = cone_block_update(soft0, soft1, impulse[i], impulse[k], a00, rows.cone_cross_01[i],
                                                       rows.cone_cross_10[i], a11, rows.friction[i], normal_impulse);
@@ -111,7 +124,7 @@ STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline uint32_t update_rows(const Worl
                                              rows.friction[i], normal_impulse);
     step[0] = new_impulse - old_impulse;
     impulse[i] = new_impulse;
-    record_step(result, d, step[0], error0, new_impulse);
+    record_step(result, d, step[0], error0.total(), new_impulse);
     return 1;
 }
 

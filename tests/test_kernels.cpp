@@ -39,13 +39,20 @@ TEST_CASE("projection keeps NaN visible for the non-finite check") {
 }
 
 TEST_CASE("the row update is a Gauss-Seidel step on the soft condition") {
-    // error = J.v + b = 2, d = J.Y + cfm = 4: lambda moves by -2/4.
-    CHECK(steel::updated_impulse(2.0, 1.0, 4.0, 0.0, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0, 0.0) == 0.5);
+    // error = J.v + b = 2, d = J.Y + cfm = 4: lambda moves by -2/4, however the error splits
+    // into the rate J.v and the bias b (exact in binary here).
+    using Error = steel::RowError<double>;
+    CHECK(steel::updated_impulse(Error{2.0, 0.0}, 1.0, 4.0, 0.0, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0,
+                                 0.0) == 0.5);
+    CHECK(steel::updated_impulse(Error{1.5, 0.5}, 1.0, 4.0, 0.0, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0,
+                                 0.0) == 0.5);
+    CHECK(steel::updated_impulse(Error{-6.0, 8.0}, 1.0, 4.0, 0.0, STEEL_ROW_BILATERAL, 0.0, 0.0,
+                                 0.0, 0.0) == 0.5);
     // Regularized: error gains c * lambda = 0.5 * 1, d = J.Y + c.
     const double d = steel::row_denominator(3.0, 0.5, 100.0);
     CHECK(d == 3.5); // cfm left out of a regularized row
-    CHECK(steel::updated_impulse(2.0, 1.0, d, 0.5, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0, 0.0) ==
-          doctest::Approx(1.0 - 2.5 / 3.5));
+    CHECK(steel::updated_impulse(Error{2.0, 0.0}, 1.0, d, 0.5, STEEL_ROW_BILATERAL, 0.0, 0.0, 0.0,
+                                 0.0) == doctest::Approx(1.0 - 2.5 / 3.5));
     CHECK(steel::row_denominator(3.0, 0.0, 0.25) == 3.25);
 }
 

@@ -176,8 +176,9 @@ template <class Real> std::vector<Real> random_vector(uint32_t n, std::mt19937_6
 template <class Real>
 Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real* x) {
     constexpr uint32_t lanes = steel::simd::kDotLanes<Real>;
-    Real partial[lanes] = {};
-    Real tail_sum[steel::simd::kTailSums] = {};
+    Real partial[lanes], tail_sum[steel::simd::kTailSums];
+    std::fill(std::begin(partial), std::end(partial), -Real(0)); // every sum starts at -0
+    std::fill(std::begin(tail_sum), std::end(tail_sum), -Real(0));
     bool whole_chunk = false;
     const Real* value = rows.jacobian + rows.value_offset[row];
     for (uint32_t block = 0; block < 2; ++block) {

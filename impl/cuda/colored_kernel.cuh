@@ -79,18 +79,18 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
                    own_c = plan.regularization[row_at];
         const size_t values = (size_t(pack) * 3 + r) * 2 * 6 * L + l;
         // Each side's six products in sum6's order, as the CPU's packs and row_rate sum them.
-        Real error = zero;
+        Real rate = zero;
         for (uint32_t side = 0; side < 2; ++side) {
             Real t[6];
             for (uint32_t k = 0; k < 6; ++k)
                 t[k] = plan.jacobian[values + (side * 6 + k) * L] * v[side][k];
-            error += sum6(t);
+            rate += sum6(t);
         }
-        error = error + bias;
         const Real c = r == 0 ? (own_c == zero ? params.contact_regularization : own_c) : own_c;
         const Real d = c > zero ? jy + c : jy + params.cfm;
-        const Real soft = error + c * lambda[r];
-        Real x = lambda[r] - soft * (Real(1) / d);
+        // updated_impulse's order: the bias off the chain, then the rate.
+        const Real inverse = Real(1) / d;
+        Real x = (lambda[r] - (bias + c * lambda[r]) * inverse) - rate * inverse;
         if (r == 0) {
             x = x < zero ? zero : x;
         } else {
@@ -107,7 +107,7 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
         Real scaled = d * step;
         scaled = scaled < zero ? -scaled : scaled;
         if (scaled > result.residual) result.residual = scaled;
-        result.nonfinite_probe += zero * error + zero * x;
+        result.nonfinite_probe += zero * (rate + bias) + zero * x;
     }
     for (uint32_t side = 0; side < 2; ++side) {
         const int32_t offset = offsets[side * L];

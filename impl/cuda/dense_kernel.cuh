@@ -21,12 +21,12 @@ warp_dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
         Real sum = 0;
         for (uint32_t j = lane; j < m; j += kWarpSize)
             sum += a[size_t(i) * m + j] * impulse[j];
-        return rhs[i] + warp_sum(sum);
+        return RowError<Real>{warp_sum(sum), rhs[i]};
     };
     for (uint32_t i = 0; i < m;) {
         const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
-        const Real error0 = row_error(i);
-        const Real error1 = pair ? row_error(i + 1) : Real(0);
+        const RowError<Real> error0 = row_error(i);
+        const RowError<Real> error1 = pair ? row_error(i + 1) : RowError<Real>{0, 0};
         Real step[2];
         uint32_t used = 0;
         __syncwarp(); // every lane read its lambdas for the errors before lane 0 writes one

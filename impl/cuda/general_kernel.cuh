@@ -29,9 +29,10 @@ warp_general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
         const uint32_t next = i + (pair ? 2 : 1); // what update_rows will report as used
         const RowSlice<Real> upcoming =
             next < m ? load_row_slice(rows, next, lane) : RowSlice<Real>{};
-        const Real error0 = warp_slice_dot(current, velocity, lane) + rows.bias[i];
-        const Real error1 =
-            pair ? warp_slice_dot(partner, velocity, lane) + rows.bias[i + 1] : Real(0);
+        const RowError<Real> error0{warp_slice_dot(current, velocity, lane), rows.bias[i]};
+        const RowError<Real> error1 =
+            pair ? RowError<Real>{warp_slice_dot(partner, velocity, lane), rows.bias[i + 1]}
+                 : RowError<Real>{0, 0};
         Real step[2] = {Real(0), Real(0)};
         uint32_t used = 0;
         if (lane == 0) used = update_rows(rows, i, params, error0, error1, impulse, step, result);

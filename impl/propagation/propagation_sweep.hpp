@@ -27,9 +27,9 @@ template <class Real>
 STEEL_HOST_DEVICE void update_row(PropagationWorld<Real>& world, uint32_t i,
                                   const SolveParams<Real>& params, Real* impulse,
                                   SweepResult<Real>& result) {
-    const Real error = row_rate(world, i) + world.rows.bias[i];
+    const RowError<Real> error{row_rate(world, i), world.rows.bias[i]};
     Real step[2];
-    update_rows(world.rows, i, params, error, Real(0), impulse, step, result);
+    update_rows(world.rows, i, params, error, RowError<Real>{0, 0}, impulse, step, result);
     if (step[0] != Real(0)) row_apply(world, i, step[0]);
 }
 

@@ -5,11 +5,13 @@
 //
 // Bit-identical on every width. The dot product sums in one canonical order, whatever the
 // register width:
-//   - kDotLanes = 8 partial sums (a zmm register of doubles, a ymm of floats), all +0 at first;
+//   - kDotLanes = 8 partial sums (a zmm register of doubles, a ymm of floats), all -0 at first
+//     (adding a value to -0 gives exactly that value, so a sum's chain starts at its first
+//     product and the compiler drops the add; +0 would turn a -0 product into +0);
 //   - each block is cut into whole chunks of kDotLanes values from its own start; value k of a
 //     chunk adds J*x to partial sum k; block 0's chunks, then block 1's;
 //   - the values after a block's last whole chunk (fewer than kDotLanes) are its tail: value j
-//     of a block's tail adds J*x to tail sum j mod kTailSums (4 tail sums, +0 at first, kept
+//     of a block's tail adds J*x to tail sum j mod kTailSums (4 tail sums, -0 at first, kept
 //     apart from the partial sums), in order: block 0's tail, then block 1's;
 //   - the tail is (tail0 + tail2) + (tail1 + tail3). With no whole chunk in the row, the result
 //     is the tail. Otherwise the partial sums are added pairwise, lane l with lane
