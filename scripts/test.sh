@@ -18,20 +18,32 @@
 #   bash scripts/test.sh                  # from anywhere; this is also what CI runs (.ci/run)
 #
 # Environment: STEEL_BUILD_DIR (default build), STEEL_ASAN_BUILD_DIR (default build-asan),
-# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_JOBS (parallel build jobs, default 2).
+# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_JOBS (parallel build jobs and test processes;
+# default: one per processor, at most one per 2 GiB of available memory).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir="${STEEL_BUILD_DIR:-build}"
 asan_dir="${STEEL_ASAN_BUILD_DIR:-build-asan}"
 tsan_dir="${STEEL_TSAN_BUILD_DIR:-build-tsan}"
-jobs="${STEEL_JOBS:-2}"
+# One job per processor, but no more than one per 2 GiB of available memory: the sanitized
+# builds' largest translation units take over 1 GiB of compiler memory each.
+default_jobs() {
+    local cpus memory_kib by_memory
+    cpus=$(nproc 2>/dev/null || echo 2)
+    memory_kib=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+    by_memory=$((memory_kib / (2 * 1024 * 1024)))
+    if [ "$by_memory" -lt 1 ]; then by_memory=1; fi
+    if [ "$cpus" -lt "$by_memory" ]; then echo "$cpus"; else echo "$by_memory"; fi
+}
+jobs="${STEEL_JOBS:-$(default_jobs)}"
 
 script_name=test.sh
 # shellcheck source=scripts/packages.sh
 source scripts/packages.sh
 
-# Runs ctest in a build folder; says so loudly when no test is registered at all.
+# Runs ctest in a build folder, $jobs tests at a time (no test reads the clock or shares a file
+# with another); says so loudly when no test is registered at all.
 run_ctest() {
     local dir="$1"
     local count
@@ -39,7 +51,7 @@ run_ctest() {
     if [ "${count:-0}" -eq 0 ]; then
         echo "test.sh: WARNING: no tests are registered in $dir" >&2
     fi
-    (cd "$dir" && ctest --output-on-failure)
+    (cd "$dir" && ctest --output-on-failure -j "$jobs")
 }
 
 # cmake and g++ build; make drives the build; doctest-dev is the test framework; pkg-config for
