@@ -10,6 +10,7 @@
 #include "snapshot/compare.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace {
@@ -193,6 +194,44 @@ TEST_CASE("a scene batch's snapshot holds the scene as it was uploaded") {
     CHECK_MESSAGE(s.scene.name.present == (scene.name != nullptr), #name);
     STEEL_SCENE_ARRAYS(STEEL_CHECK_PRESENT)
 #undef STEEL_CHECK_PRESENT
+}
+
+TEST_CASE("scenes compare by every scalar and array, numbers by their bits") {
+    const FullScene full = full_scene();
+    const steel_batch batch = solved_scene_batch(full.desc(), {});
+    const Snapshot s = decoded(snaptest::save_memory(batch));
+    REQUIRE_OK(steel_batch_destroy(batch));
+    REQUIRE(s.has_scene);
+    const steel::scene::SceneInputs& scene = s.scene;
+    CHECK(scene.same_bits(scene));
+    // One change anywhere is seen: a scalar, the last value of an array, a value's sign of
+    // zero, an array's presence, a length.
+    auto changed = scene;
+    changed.baumgarte = std::nextafter(changed.baumgarte, 1.0);
+    CHECK_FALSE(scene.same_bits(changed));
+    changed = scene;
+    REQUIRE(!changed.mimic_offset.values.empty());
+    changed.mimic_offset.values.back() = std::nextafter(changed.mimic_offset.values.back(), 1e9);
+    CHECK_FALSE(scene.same_bits(changed));
+    changed = scene;
+    changed.contact_restitution.values.assign(changed.contact_restitution.values.size(), 0.0);
+    auto negative_zero = changed;
+    negative_zero.contact_restitution.values.assign(changed.contact_restitution.values.size(),
+                                                    -0.0);
+    CHECK_FALSE(changed.same_bits(negative_zero));
+    changed = scene;
+    changed = scene;
+    changed.mimic_offset.values.clear(); // present and empty...
+    auto absent = changed;
+    absent.mimic_offset.present = false; // ...is not absent
+    CHECK_FALSE(changed.same_bits(absent));
+    changed = scene;
+    changed.joint_position.values.pop_back();
+    CHECK_FALSE(scene.same_bits(changed));
+    // A NaN equals itself (the same bits), which a comparison of values would deny.
+    auto with_nan = scene;
+    with_nan.gravity.values[0] = std::numeric_limits<double>::quiet_NaN();
+    CHECK(with_nan.same_bits(with_nan));
 }
 
 TEST_CASE("a loaded scene snapshot reads and solves bit for bit like the original batch") {

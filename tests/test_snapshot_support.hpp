@@ -125,16 +125,7 @@ inline bool same_outputs(const Outputs& a, const Outputs& b) {
 
 // Every scalar and array of two scenes, numbers by their bits, absent apart from empty.
 inline bool same_scene(const steel::scene::SceneInputs& a, const steel::scene::SceneInputs& b) {
-    bool same =
-        a.world_count == b.world_count && same_bits(std::vector<double>{a.dt}, {b.dt}) &&
-        same_bits(std::vector<double>{a.baumgarte}, {b.baumgarte}) &&
-        same_bits(std::vector<double>{a.restitution_threshold}, {b.restitution_threshold}) &&
-        a.friction_model == b.friction_model && a.drive_mode == b.drive_mode;
-#define STEEL_SAME_ARRAY(type, name, unit, per)                                                    \
-    same = same && a.name.present == b.name.present && same_bits(a.name.values, b.name.values);
-    STEEL_SCENE_ARRAYS(STEEL_SAME_ARRAY)
-#undef STEEL_SAME_ARRAY
-    return same;
+    return a.same_bits(b);
 }
 
 // Field by field, numbers compared by their bits.

@@ -207,6 +207,24 @@ uint64_t SceneInputs::snapshot_bytes() const {
     return bytes;
 }
 
+bool SceneInputs::same_bits(const SceneInputs& other) const {
+    const auto bits = [](const auto& a, const auto& b) {
+        return sizeof(a) == sizeof(b) && std::memcmp(&a, &b, sizeof(a)) == 0;
+    };
+    bool same = world_count == other.world_count && bits(dt, other.dt) &&
+                bits(baumgarte, other.baumgarte) &&
+                bits(restitution_threshold, other.restitution_threshold) &&
+                friction_model == other.friction_model && drive_mode == other.drive_mode;
+    for_each_array([&](const char*, auto member, auto, SceneUnit, uint64_t) {
+        const auto& a = this->*member;
+        const auto& b = other.*member;
+        same = same && a.present == b.present && a.values.size() == b.values.size() &&
+               (a.values.empty() || std::memcmp(a.values.data(), b.values.data(),
+                                                a.values.size() * sizeof(a.values[0])) == 0);
+    });
+    return same;
+}
+
 SceneInputs SceneInputs::world(uint32_t w, const char* where) const {
     if (w >= world_count)
         bad(where, format("world %u is outside the scene's %u worlds", w, world_count));

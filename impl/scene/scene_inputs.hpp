@@ -134,6 +134,10 @@ struct SceneInputs {
     // in a snapshot.
     uint64_t snapshot_bytes() const;
 
+    // Whether `other` holds the same scene: every scalar and array, numbers by their bits (so a
+    // NaN equals itself and -0 differs from +0), an absent array apart from an empty one.
+    bool same_bits(const SceneInputs& other) const;
+
     // World `world` alone, as a scene of one world (its body and joint indices are world-local
     // already). Needs check_lengths to pass.
     SceneInputs world(uint32_t world, const char* where) const;
