@@ -10,6 +10,11 @@
 
 namespace steel {
 
+// Where a running sum starts: -0, not +0. Adding a value to -0 gives exactly that value (+0
+// would turn a -0 into +0), so the compiler can drop a sum's first add, one add fewer on a chain
+// that waits for it. Only the sign of a sum that is exactly zero depends on the choice.
+template <class Real> constexpr Real kSumStart = -Real(0);
+
 template <class T> STEEL_HOST_DEVICE inline T sum6(const T* t) {
     return ((t[0] + t[1]) + (t[2] + t[3])) + (t[4] + t[5]);
 }

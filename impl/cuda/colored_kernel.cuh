@@ -79,7 +79,7 @@ __device__ inline void solve_packed_contact(const ColoredView<Real>& plan, uint3
                    own_c = plan.regularization[row_at];
         const size_t values = (size_t(pack) * 3 + r) * 2 * 6 * L + l;
         // Each side's six products in sum6's order, as the CPU's packs and row_rate sum them.
-        Real rate = zero;
+        Real rate = -zero; // row_rate's sum starts at -0
         for (uint32_t side = 0; side < 2; ++side) {
             Real t[6];
             for (uint32_t k = 0; k < 6; ++k)

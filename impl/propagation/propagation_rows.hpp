@@ -21,7 +21,7 @@ template <class Real> STEEL_HOST_DEVICE Real row_rate(PropagationWorld<Real>& wo
     const uint32_t global = world.row0 + i;
     const uint8_t immediate = set.immediate_blocks[global];
     const Real* value = rows.jacobian + rows.value_offset[i];
-    Real sum = 0;
+    Real sum = kSumStart<Real>;
     for (uint32_t block = 0; block < 2; ++block) {
         const uint32_t length = rows.block_length[2 * i + block];
         if (immediate & (1u << block)) {

@@ -136,7 +136,7 @@ template <class Real> struct TreeWalk {
             const Real* ua = u(first);
             // The S.p part first: it does not wait for the parent's dv.
             const Real value = (joint_impulse[first] - dot6(sa, pj)) - dot6(ua, dv_parent);
-            dqd[0] = Real(0) + set.d_inverse[set.d_inverse_offset[size_t(j)]] * value;
+            dqd[0] = set.d_inverse[set.d_inverse_offset[size_t(j)]] * value; // -0 + x is x
             return;
         }
         Real rhs[6];
@@ -147,7 +147,7 @@ template <class Real> struct TreeWalk {
         }
         const Real* d = set.d_inverse + set.d_inverse_offset[size_t(j)];
         for (uint32_t a = 0; a < count; ++a) {
-            Real value = 0;
+            Real value = kSumStart<Real>;
             for (uint32_t b = 0; b < count; ++b)
                 value += d[a * count + b] * rhs[b];
             dqd[a] = value;
@@ -161,8 +161,8 @@ template <class Real> struct TreeWalk {
         for (int32_t j = target; j >= 0; j = set.parent[size_t(j)])
             path[depth++] = j;
         for (int r = 0; r < 6; ++r) {
-            dv[r] = 0;
-            if (velocity_out) velocity_out[r] = 0;
+            dv[r] = kSumStart<Real>;
+            if (velocity_out) velocity_out[r] = kSumStart<Real>;
         }
         while (depth-- > 0) {
             const int32_t j = path[depth];
@@ -230,7 +230,7 @@ template <class Real> struct TreeWalk {
             const uint32_t first = set.dof_first[size_t(j)], count = set.dof_count[size_t(j)];
             const Real* d = set.d_inverse + set.d_inverse_offset[size_t(j)];
             if (count == 1) { // the same arithmetic as below, unrolled
-                const Real coefficient = Real(0) + d[0] * dot6(s(first), delta);
+                const Real coefficient = d[0] * dot6(s(first), delta); // -0 + x is x
                 const Real* ua = u(first);
                 for (int r = 0; r < 6; ++r)
                     delta[r] -= ua[r] * coefficient;
@@ -240,7 +240,7 @@ template <class Real> struct TreeWalk {
             for (uint32_t a = 0; a < count; ++a)
                 st[a] = dot6(s(first + a), delta);
             for (uint32_t a = 0; a < count; ++a) {
-                Real coefficient = 0; // (D^-1 S^T delta)_a
+                Real coefficient = kSumStart<Real>; // (D^-1 S^T delta)_a
                 for (uint32_t b = 0; b < count; ++b)
                     coefficient += d[a * count + b] * st[b];
                 const Real* ua = u(first + a);
@@ -260,7 +260,7 @@ template <class Real> struct TreeWalk {
                 cache.has_pending = 1;
                 const Real* response = set.body_response + 36 * size_t(body);
                 for (int r = 0; r < 6; ++r) {
-                    Real change = 0;
+                    Real change = kSumStart<Real>;
                     for (int c = 0; c < 6; ++c)
                         change += response[6 * r + c] * force[c];
                     cache.velocity[r] += scale * change;
@@ -288,7 +288,9 @@ template <class Real> struct TreeWalk {
         const uint32_t first = set.dof_first[size_t(body)], count = set.dof_count[size_t(body)];
         const Real* d = set.d_inverse + set.d_inverse_offset[size_t(body)];
         const uint32_t column = world_dof - first;
-        Real delta[6] = {0, 0, 0, 0, 0, 0};
+        Real delta[6];
+        for (int r = 0; r < 6; ++r)
+            delta[r] = kSumStart<Real>;
         for (uint32_t a = 0; a < count; ++a) {
             const Real* ua = u(first + a);
             for (int r = 0; r < 6; ++r)
