@@ -208,8 +208,8 @@ uint64_t SceneInputs::snapshot_bytes() const {
 }
 
 bool SceneInputs::same_bits(const SceneInputs& other) const {
-    const auto bits = [](const auto& a, const auto& b) {
-        return sizeof(a) == sizeof(b) && std::memcmp(&a, &b, sizeof(a)) == 0;
+    const auto bits = [](const double& a, const double& b) {
+        return std::memcmp(&a, &b, sizeof(a)) == 0;
     };
     bool same = world_count == other.world_count && bits(dt, other.dt) &&
                 bits(baumgarte, other.baumgarte) &&
