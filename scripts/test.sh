@@ -42,8 +42,9 @@ script_name=test.sh
 # shellcheck source=scripts/packages.sh
 source scripts/packages.sh
 
-# Runs ctest in a build folder, $jobs tests at a time (no test reads the clock or shares a file
-# with another); says so loudly when no test is registered at all.
+# Runs ctest in a build folder, $jobs tests at a time (tests that share a file are ordered or
+# locked in CMake, and none has a wall-clock threshold); says so loudly when no test is
+# registered at all.
 run_ctest() {
     local dir="$1"
     local count
