@@ -123,11 +123,6 @@ inline bool same_outputs(const Outputs& a, const Outputs& b) {
     return true;
 }
 
-// Every scalar and array of two scenes, numbers by their bits, absent apart from empty.
-inline bool same_scene(const steel::scene::SceneInputs& a, const steel::scene::SceneInputs& b) {
-    return a.same_bits(b);
-}
-
 // Field by field, numbers compared by their bits.
 inline bool same_content(const steel::snapshot::Snapshot& a, const steel::snapshot::Snapshot& b) {
     const auto& ra = a.rows;
@@ -152,7 +147,7 @@ inline bool same_content(const steel::snapshot::Snapshot& a, const steel::snapsh
            same_stats(a.results.stats, b.results.stats) &&
            a.results.history_stride == b.results.history_stride &&
            same_bits(a.results.residual_history, b.results.residual_history) &&
-           a.has_scene == b.has_scene && (!a.has_scene || same_scene(a.scene, b.scene));
+           a.has_scene == b.has_scene && (!a.has_scene || a.scene.same_bits(b.scene));
 }
 
 inline std::vector<uint8_t> save_memory(steel_batch batch) {
