@@ -123,6 +123,36 @@ TEST_CASE("colored: no two contacts of a color share a responding unit, on rando
     }
 }
 
+TEST_CASE("colored: a pack lane holds three consecutive rows and no two lanes share a body") {
+    // What the pack kernel's loads and stores rely on (impl/colored/pack_lanes.inc): one pointer
+    // per lane names its three impulses, and the lanes' bodies are stored in any order.
+    constexpr uint32_t L = steel::colored::ContactPacks<double>::lanes;
+    SceneBuilder builder = random_piles(3, 40, 300, 11);
+    const Built built = build(builder.desc());
+    const auto& packs = built.plan.packs;
+    REQUIRE(packs.count > 10);
+    uint32_t lanes_used = 0;
+    for (uint32_t pack = 0; pack < packs.count; ++pack) {
+        std::set<int32_t> bodies;
+        for (uint32_t lane = 0; lane < L; ++lane) {
+            const int32_t* rows = packs.impulse_index.data() + size_t(pack) * 3 * L + lane;
+            if (rows[0] < 0) {
+                CHECK(rows[L] < 0);
+                CHECK(rows[2 * L] < 0);
+                continue;
+            }
+            ++lanes_used;
+            CHECK(rows[L] == rows[0] + 1);
+            CHECK(rows[2 * L] == rows[0] + 2);
+            for (uint32_t side = 0; side < 2; ++side) {
+                const int32_t body = packs.velocity_offset[(size_t(pack) * 2 + side) * L + lane];
+                if (body >= 0) CHECK(bodies.insert(body).second);
+            }
+        }
+    }
+    CHECK(lanes_used > packs.count); // packs hold more than one contact each
+}
+
 TEST_CASE("colored: more contacts on one body than colors go to the serial group") {
     SceneBuilder builder;
     builder.begin_world();

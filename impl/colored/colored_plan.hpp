@@ -33,7 +33,9 @@ template <class Real> struct ContactPacks {
     std::vector<Real> friction;                 // lanes per pack
     std::vector<int32_t>
         velocity_offset; // 2 * lanes per pack: world-local DOF of each side, -1 static
-    std::vector<int32_t> impulse_index; // 3 * lanes per pack: world-local rows, -1 for padding
+    // 3 * lanes per pack: world-local rows, -1 for padding. A contact's three rows are
+    // consecutive, so the pack kernel reads the first and takes the two after it.
+    std::vector<int32_t> impulse_index;
     uint32_t count = 0;
 };
 
