@@ -123,24 +123,30 @@ TEST_CASE("colored: no two contacts of a color share a responding unit, on rando
     }
 }
 
-TEST_CASE("colored: a pack lane holds three consecutive rows and no two lanes share a body") {
-    // What the pack kernel's loads and stores rely on (impl/colored/pack_lanes.inc): one pointer
-    // per lane names its three impulses, and the lanes' bodies are stored in any order.
+TEST_CASE("colored: pack lanes fill in order, hold three consecutive rows and share no body") {
+    // What the pack kernel relies on (impl/colored/contact_pack_kernel.inc, pack_lanes.inc): it
+    // stops at a pack's first padding lane, one pointer per lane names its three impulses, and
+    // the lanes' bodies are stored in any order.
     constexpr uint32_t L = steel::colored::ContactPacks<double>::lanes;
     SceneBuilder builder = random_piles(3, 40, 300, 11);
     const Built built = build(builder.desc());
     const auto& packs = built.plan.packs;
     REQUIRE(packs.count > 10);
-    uint32_t lanes_used = 0;
+    uint32_t lanes_used = 0, partial_packs = 0;
     for (uint32_t pack = 0; pack < packs.count; ++pack) {
         std::set<int32_t> bodies;
+        bool padding_seen = false;
         for (uint32_t lane = 0; lane < L; ++lane) {
             const int32_t* rows = packs.impulse_index.data() + size_t(pack) * 3 * L + lane;
             if (rows[0] < 0) {
+                CHECK(lane > 0); // no pack is all padding
                 CHECK(rows[L] < 0);
                 CHECK(rows[2 * L] < 0);
+                partial_packs += padding_seen ? 0 : 1;
+                padding_seen = true;
                 continue;
             }
+            CHECK_FALSE(padding_seen); // a contact after a padding lane would never be solved
             ++lanes_used;
             CHECK(rows[L] == rows[0] + 1);
             CHECK(rows[2 * L] == rows[0] + 2);
@@ -151,6 +157,7 @@ TEST_CASE("colored: a pack lane holds three consecutive rows and no two lanes sh
         }
     }
     CHECK(lanes_used > packs.count); // packs hold more than one contact each
+    CHECK(partial_packs > 0);        // and the last of a color is often partial
 }
 
 TEST_CASE("colored: more contacts on one body than colors go to the serial group") {
