@@ -51,16 +51,17 @@ template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>&
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-// Random worlds whose rows cover whole bodies of 1 to max_dofs DOFs (so 1 to max_dofs values per
-// block), over one or two bodies, of every kind: bilateral, bounded, contact normal, box friction,
-// and cone pairs made from two consecutive rows after a normal; some rows regularized.
-scenes::RowsBuilder random_worlds(uint64_t seed, uint32_t worlds, uint32_t max_dofs) {
+// Random worlds whose rows cover whole bodies of min_dofs to max_dofs DOFs (so 1 to max_dofs values
+// per block), over one or two bodies, of every kind: bilateral, bounded, contact normal, box
+// friction, and cone pairs made from two consecutive rows after a normal; some rows regularized.
+scenes::RowsBuilder random_worlds(uint64_t seed, uint32_t worlds, uint32_t max_dofs,
+                                  uint32_t min_dofs = 1) {
     std::mt19937_64 rng(seed);
     scenes::RowsBuilder builder;
     for (uint32_t w = 0; w < worlds; ++w) {
         scenes::RandomWorldSpec spec;
         spec.body_count = 1 + uint32_t(rng() % 4);
-        spec.min_body_dofs = 1;
+        spec.min_body_dofs = min_dofs;
         spec.max_body_dofs = max_dofs;
         spec.row_count = 1 + uint32_t(rng() % 24);
         const uint64_t row0 = builder.total_rows();
@@ -201,6 +202,75 @@ Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real*
     return partial[0] + tail;
 }
 
+// A sweep in the canonical order, one value at a time (canonical_dot, the portable row_axpy),
+// around the shared row update: what every width's sweep must give bit for bit, whatever shortcuts
+// it takes for rows it recognizes (row_kernels.inc's rows over free bodies).
+template <class Real>
+steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
+                                         const steel::SolveParams<Real>& params, Real* impulse,
+                                         Real* velocity) {
+    steel::SweepResult<Real> result;
+    for (uint32_t i = 0; i < rows.row_count;) {
+        const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
+        const steel::RowError<Real> error0{canonical_dot(rows, i, velocity), rows.bias[i]};
+        const steel::RowError<Real> error1 =
+            pair ? steel::RowError<Real>{canonical_dot(rows, i + 1, velocity), rows.bias[i + 1]}
+                 : steel::RowError<Real>{0, 0};
+        Real step[2];
+        const uint32_t used =
+            steel::update_rows(rows, i, params, error0, error1, impulse, step, result);
+        for (uint32_t k = 0; k < used; ++k)
+            steel::row_axpy(rows, i + k, rows.response, step[k], velocity);
+        i += used;
+    }
+    return result;
+}
+
+// Worlds of free bodies only (6 DOFs each), so most rows are the sweep's free-body rows (two
+// blocks of 6 values, or 6 and none); 20 sweeps on every width against canonical_sweep.
+template <class Real> void check_free_body_rows_are_canonical() {
+    const scenes::RowsBuilder builder = random_worlds(17, 24, 6, 6);
+    uint32_t two_bodies = 0, one_body = 0;
+    for (size_t r = 0; r < builder.kind.size(); ++r)
+        if (builder.kind[r] != STEEL_ROW_FRICTION_CONE && builder.block_length[2 * r] == 6) {
+            two_bodies += builder.block_length[2 * r + 1] == 6;
+            one_body += builder.block_length[2 * r + 1] == 0;
+        }
+    CHECK(two_bodies > 50);
+    CHECK(one_body > 50);
+    const steel_rows_desc desc = builder.desc();
+    steel::RowSet<Real> set;
+    try {
+        set = steel::build_row_set<Real>(desc, builder.world_count(), 0.0, 0.0);
+    } catch (const steel::Error& error) {
+        FAIL(error.message);
+    }
+    const steel::SolveParams<Real> params{Real(1e-4), Real(1e-3)};
+    uint32_t loaded = 0; // worlds whose impulses are not all zero
+    for (SimdIsa isa : supported_isas()) {
+        CAPTURE(steel::simd::simd_isa_name(isa));
+        const IsaScope scope(isa);
+        for (uint32_t w = 0; w < set.world_count; ++w) {
+            CAPTURE(w);
+            const steel::WorldRows<Real> rows = steel::world_rows(set, w);
+            std::vector<Real> impulse(rows.row_count, Real(0)), velocity(rows.dof_count);
+            steel::portable_velocity_from_impulses(rows, impulse.data(), velocity.data());
+            std::vector<Real> expected_impulse = impulse, expected_velocity = velocity;
+            for (uint32_t sweep = 0; sweep < 20; ++sweep) {
+                const steel::SweepResult<Real> got =
+                    steel::general_sweep(rows, params, impulse.data(), velocity.data());
+                const steel::SweepResult<Real> expected = canonical_sweep(
+                    rows, params, expected_impulse.data(), expected_velocity.data());
+                REQUIRE(std::memcmp(&got.residual, &expected.residual, sizeof(Real)) == 0);
+            }
+            loaded += std::any_of(impulse.begin(), impulse.end(), [](Real x) { return x != 0; });
+            REQUIRE(same_bits(impulse, expected_impulse));
+            REQUIRE(same_bits(velocity, expected_velocity));
+        }
+    }
+    CHECK(loaded > set.world_count / 2);
+}
+
 template <class Real> void check_dot_is_canonical() {
     std::mt19937_64 rng(7);
     const KernelRows<Real> kernel_rows = all_block_lengths<Real>(rng);
@@ -297,6 +367,11 @@ TEST_CASE("SIMD general sweep: bit-identical impulses, velocities and stats on e
             }
         }
     }
+}
+
+TEST_CASE("SIMD general sweep over free bodies gives the canonical order's bits on every width") {
+    check_free_body_rows_are_canonical<float>();
+    check_free_body_rows_are_canonical<double>();
 }
 
 TEST_CASE("SIMD dot product sums in the canonical order on every width, float32 and float64") {

@@ -2,7 +2,8 @@
 // rows: reported as setup), then steel_batch_solve timed alone (classification, v = v-hat + Y
 // lambda, the sweeps). Threads are Steel's own (thread_count).
 //
-//   peer_steel [--variant default|propagation|colored|colored-float32] [--quick] [--scene NAME] ...
+//   peer_steel [--variant default|default-float32|propagation|colored|colored-float32] [--quick]
+//   [--scene NAME] ...
 // default: SERIAL + IMMEDIATE; propagation: SERIAL + PROPAGATION; colored: COLORED + PROPAGATION.
 #include "peer_bench.hpp"
 
@@ -45,7 +46,7 @@ double row_dofs(const Scene& s, bool propagation) {
 void run_scene(const SceneEntry& entry, const Options& options) {
     const Scene& s = entry.scene;
     const std::string variant = options.variant.empty() ? "default" : options.variant;
-    const bool propagation = variant != "default";
+    const bool propagation = variant != "default" && variant != "default-float32";
     for (uint32_t copies : copy_counts(options, entry.small))
         for (uint32_t threads : options.threads) {
             scenes::SceneBuilder builder;
@@ -57,7 +58,8 @@ void run_scene(const SceneEntry& entry, const Options& options) {
             steel_batch_desc_default(&desc);
             desc.world_count = copies;
             desc.thread_count = threads;
-            if (variant == "colored-float32") desc.precision = STEEL_PRECISION_FLOAT32;
+            if (variant == "colored-float32" || variant == "default-float32")
+                desc.precision = STEEL_PRECISION_FLOAT32;
             steel_batch batch{};
             if (!ok(steel_batch_create(STEEL_ABI_VERSION, &desc, &batch), "create")) return;
             const steel_scene_desc scene_desc = builder.desc();
