@@ -5,6 +5,7 @@
 #include "colored/colored_plan.hpp"
 #include "cuda/device_backend.hpp"
 #include "preelimination.hpp"
+#include "sweep_row.hpp"
 #include "propagation/propagation_set.hpp"
 #include "propagation/tree_walk.hpp"
 #include "row_set.hpp"
@@ -34,6 +35,7 @@ template <class Real> struct BatchState {
     std::vector<double> history;            // residual per sweep, world w at w * history_stride
     uint32_t history_stride = 0;            // iterations of the last solve, 0 = not recorded
     std::vector<std::vector<Real>> scratch; // per worker thread, grown, never shrunk
+    std::vector<std::vector<SweepRow<Real>>> sweep_rows;       // per worker thread, likewise
     std::vector<PreeliminationWorkspace<Real>> preelimination; // per worker thread, likewise
     // The propagation response's data for the current scene upload, built by the first solve
     // that asks for it (impl/propagation/).

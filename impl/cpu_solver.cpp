@@ -38,8 +38,9 @@ uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n)
 
 template <class Real>
 WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
-                         const steel_solve_options& options, Real* scratch, Real* impulse,
-                         Real* velocity, double* history) {
+                         const steel_solve_options& options, Real* scratch,
+                         SweepRow<Real>* sweep_rows, Real* impulse, Real* velocity,
+                         double* history) {
     const SolveParams<Real> params{Real(options.cfm), Real(options.contact_regularization)};
     const SweepSettings settings{options.iterations, options.tolerance};
     const uint32_t m = rows.row_count, n = rows.dof_count;
@@ -59,6 +60,7 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
         cursor += dense_scratch_size(m, n);
     } else {
         velocity_from_impulses(rows, impulse, velocity);
+        prepare_sweep_rows(rows, params, sweep_rows);
     }
     MomentumState<Real> state{};
     if (momentum) {
@@ -71,7 +73,7 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
     const auto sweep = [&] {
         if (momentum) momentum_begin_sweep(state, impulse, m);
         return dense ? dense_sweep(rows, a, rhs, params, impulse)
-                     : general_sweep(rows, params, impulse, velocity);
+                     : simd::general_sweep_prepared(rows, params, sweep_rows, impulse, velocity);
     };
     const auto between = [&](double residual) {
         return momentum && momentum_extrapolate(state, residual, impulse, m, velocity, n);
@@ -87,8 +89,8 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
 template <class Real>
 WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
                          const steel_solve_options& options, Real* scratch,
-                         PreeliminationWorkspace<Real>& preelimination, Real* impulse,
-                         Real* velocity, double* history) {
+                         SweepRow<Real>* sweep_rows, PreeliminationWorkspace<Real>& preelimination,
+                         Real* impulse, Real* velocity, double* history) {
     const uint32_t n = rows.dof_count;
     WorldOutcome outcome;
     if (options.enable_bilateral_preelimination && bilateral_row_count(rows) > 0) {
@@ -97,14 +99,14 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
         if (build_preeliminated_world(rows, Real(options.cfm), space, kept)) {
             const int32_t kept_path =
                 classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n);
-            outcome = sweep_world(kept, kept_path, options, scratch, space.kept_impulse, velocity,
-                                  history);
+            outcome = sweep_world(kept, kept_path, options, scratch, sweep_rows, space.kept_impulse,
+                                  velocity, history);
             recover_bilateral_impulses(rows, space, impulse, velocity);
         } else {
             outcome.flags |= STEEL_WORLD_NONFINITE;
         }
     } else {
-        outcome = sweep_world(rows, path, options, scratch, impulse, velocity, history);
+        outcome = sweep_world(rows, path, options, scratch, sweep_rows, impulse, velocity, history);
     }
 
     isolate_if_nonfinite(rows, outcome, impulse, velocity);
@@ -257,6 +259,14 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     state.scratch.resize(pool.thread_count());
     for (std::vector<Real>& scratch : state.scratch)
         if (scratch.size() < scratch_size) scratch.resize(scratch_size);
+    // A world's prepared rows for its general sweeps (a pre-eliminated world keeps fewer rows).
+    uint32_t sweep_rows_size = 0;
+    if (!propagation)
+        for (uint32_t w = 0; w < world_count; ++w)
+            sweep_rows_size = std::max(sweep_rows_size, set.row_count(w));
+    state.sweep_rows.resize(pool.thread_count());
+    for (std::vector<SweepRow<Real>>& rows : state.sweep_rows)
+        if (rows.size() < sweep_rows_size) rows.resize(sweep_rows_size);
     state.results.impulse.resize(set.total_rows());
     state.results.velocity.resize(set.total_dofs());
     state.stats.resize(world_count);
@@ -291,7 +301,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
                 ? solve_propagation_world(*state.propagation, runner, set, w, options,
                                           state.walk_scratch[thread], impulse, velocity, history)
                 : solve_world(rows, state.world_path[w], options, state.scratch[thread].data(),
-                              state.preelimination[thread], impulse, velocity, history);
+                              state.sweep_rows[thread].data(), state.preelimination[thread],
+                              impulse, velocity, history);
         write_world_stats(state.stats[w], outcome);
     };
     uint32_t spread = world_count; // worlds left to spread over the pool

@@ -72,6 +72,17 @@ template <class Real> struct RowError {
 // new impulse; the caller applies the change to v. In the order of the sums:
 //     lambda' = Pi_K((lambda - (b + c lambda) * (1/d)) - (J.v) * (1/d))
 // where only the last multiply and subtract wait for v.
+// The same given inverse = 1 / d (the CPU's serial sweep works it out once per solve,
+// sweep_row.hpp).
+template <class Real>
+STEEL_HOST_DEVICE inline Real
+updated_impulse_times(RowError<Real> error, Real impulse, Real inverse, Real regularization,
+                      int32_t kind, Real lower, Real upper, Real friction, Real normal_impulse) {
+    const Real start = impulse - (error.bias + regularization * impulse) * inverse;
+    return project_impulse(kind, start - error.rate * inverse, lower, upper, friction,
+                           normal_impulse);
+}
+
 template <class Real>
 STEEL_HOST_DEVICE inline Real updated_impulse(RowError<Real> error, Real impulse, Real denominator,
                                               Real regularization, int32_t kind, Real lower,
@@ -80,10 +91,8 @@ STEEL_HOST_DEVICE inline Real updated_impulse(RowError<Real> error, Real impulse
     // dot product waits for the previous row's update, and only a multiply (not a division, 13
     // cycles or more) stays on the chain of rows that share DOFs (bench/RESULTS.md, "The serial
     // sweep's chain"). Every copy of the update does the same (the colored pack kernels too).
-    const Real inverse = Real(1) / denominator;
-    const Real start = impulse - (error.bias + regularization * impulse) * inverse;
-    return project_impulse(kind, start - error.rate * inverse, lower, upper, friction,
-                           normal_impulse);
+    return updated_impulse_times(error, impulse, Real(1) / denominator, regularization, kind, lower,
+                                 upper, friction, normal_impulse);
 }
 
 // Updates the row at i, or the FRICTION_CONE pair starting at i, from the velocity errors

@@ -226,18 +226,10 @@ steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
     return result;
 }
 
-// Worlds of free bodies only (6 DOFs each), so most rows are the sweep's free-body rows (two
-// blocks of 6 values, or 6 and none); 20 sweeps on every width against canonical_sweep.
-template <class Real> void check_free_body_rows_are_canonical() {
-    const scenes::RowsBuilder builder = random_worlds(17, 24, 6, 6);
-    uint32_t two_bodies = 0, one_body = 0;
-    for (size_t r = 0; r < builder.kind.size(); ++r)
-        if (builder.kind[r] != STEEL_ROW_FRICTION_CONE && builder.block_length[2 * r] == 6) {
-            two_bodies += builder.block_length[2 * r + 1] == 6;
-            one_body += builder.block_length[2 * r + 1] == 0;
-        }
-    CHECK(two_bodies > 50);
-    CHECK(one_body > 50);
+// 20 sweeps of every world of `builder` on every width, by general_sweep (which forms each row's
+// SweepRow as it goes) and by general_sweep_prepared (from rows prepared once, as the solver does),
+// against canonical_sweep: the same bits.
+template <class Real> void check_sweeps_are_canonical(const scenes::RowsBuilder& builder) {
     const steel_rows_desc desc = builder.desc();
     steel::RowSet<Real> set;
     try {
@@ -253,22 +245,46 @@ template <class Real> void check_free_body_rows_are_canonical() {
         for (uint32_t w = 0; w < set.world_count; ++w) {
             CAPTURE(w);
             const steel::WorldRows<Real> rows = steel::world_rows(set, w);
+            std::vector<steel::SweepRow<Real>> prepared(rows.row_count);
+            steel::prepare_sweep_rows(rows, params, prepared.data());
             std::vector<Real> impulse(rows.row_count, Real(0)), velocity(rows.dof_count);
             steel::portable_velocity_from_impulses(rows, impulse.data(), velocity.data());
             std::vector<Real> expected_impulse = impulse, expected_velocity = velocity;
+            std::vector<Real> prepared_impulse = impulse, prepared_velocity = velocity;
             for (uint32_t sweep = 0; sweep < 20; ++sweep) {
                 const steel::SweepResult<Real> got =
                     steel::general_sweep(rows, params, impulse.data(), velocity.data());
+                const steel::SweepResult<Real> got_prepared = steel::simd::general_sweep_prepared(
+                    rows, params, prepared.data(), prepared_impulse.data(),
+                    prepared_velocity.data());
                 const steel::SweepResult<Real> expected = canonical_sweep(
                     rows, params, expected_impulse.data(), expected_velocity.data());
                 REQUIRE(std::memcmp(&got.residual, &expected.residual, sizeof(Real)) == 0);
+                REQUIRE(std::memcmp(&got_prepared.residual, &expected.residual, sizeof(Real)) == 0);
             }
             loaded += std::any_of(impulse.begin(), impulse.end(), [](Real x) { return x != 0; });
             REQUIRE(same_bits(impulse, expected_impulse));
             REQUIRE(same_bits(velocity, expected_velocity));
+            REQUIRE(same_bits(prepared_impulse, expected_impulse));
+            REQUIRE(same_bits(prepared_velocity, expected_velocity));
         }
     }
     CHECK(loaded > set.world_count / 2);
+}
+
+// Worlds of free bodies only (6 DOFs each), so most rows are the sweep's rows over free bodies
+// (two blocks of 6 values, or 6 and none), which take their own code.
+template <class Real> void check_free_body_rows_are_canonical() {
+    const scenes::RowsBuilder builder = random_worlds(17, 24, 6, 6);
+    uint32_t two_bodies = 0, one_body = 0;
+    for (size_t r = 0; r < builder.kind.size(); ++r)
+        if (builder.kind[r] != STEEL_ROW_FRICTION_CONE && builder.block_length[2 * r] == 6) {
+            two_bodies += builder.block_length[2 * r + 1] == 6;
+            one_body += builder.block_length[2 * r + 1] == 0;
+        }
+    CHECK(two_bodies > 50);
+    CHECK(one_body > 50);
+    check_sweeps_are_canonical<Real>(builder);
 }
 
 template <class Real> void check_dot_is_canonical() {
@@ -372,6 +388,14 @@ TEST_CASE("SIMD general sweep: bit-identical impulses, velocities and stats on e
 TEST_CASE("SIMD general sweep over free bodies gives the canonical order's bits on every width") {
     check_free_body_rows_are_canonical<float>();
     check_free_body_rows_are_canonical<double>();
+}
+
+TEST_CASE("SIMD general sweep, prepared or not, gives the canonical order's bits on mixed rows") {
+    // Bodies of 1 to 40 DOFs: chunks and tails, every row kind, cone pairs, regularized rows.
+    const scenes::RowsBuilder builder = random_worlds(5, 32, 40);
+    CHECK(std::count(builder.kind.begin(), builder.kind.end(), STEEL_ROW_FRICTION_CONE) > 0);
+    check_sweeps_are_canonical<float>(builder);
+    check_sweeps_are_canonical<double>(builder);
 }
 
 TEST_CASE("SIMD dot product sums in the canonical order on every width, float32 and float64") {

@@ -22,6 +22,13 @@ SweepResult<Real> general_sweep(const WorldRows<Real>& rows, const SolveParams<R
 }
 
 template <class Real>
+SweepResult<Real>
+general_sweep_prepared(const WorldRows<Real>& rows, const SolveParams<Real>& params,
+                       const SweepRow<Real>* prepared, Real* impulse, Real* velocity) {
+    STEEL_ON_ISA(general_sweep_prepared(rows, params, prepared, impulse, velocity))
+}
+
+template <class Real>
 void velocity_from_impulses(const WorldRows<Real>& rows, const Real* impulse, Real* velocity) {
     STEEL_ON_ISA(velocity_from_impulses(rows, impulse, velocity))
 }
@@ -40,6 +47,8 @@ void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Rea
 #define STEEL_INSTANTIATE(Real)                                                                    \
     template SweepResult<Real> general_sweep(const WorldRows<Real>&, const SolveParams<Real>&,     \
                                              Real*, Real*);                                        \
+    template SweepResult<Real> general_sweep_prepared(                                             \
+        const WorldRows<Real>&, const SolveParams<Real>&, const SweepRow<Real>*, Real*, Real*);    \
     template void velocity_from_impulses(const WorldRows<Real>&, const Real*, Real*);              \
     template Real row_dot(const WorldRows<Real>&, uint32_t, const Real*, const Real*);             \
     template void row_axpy(const WorldRows<Real>&, uint32_t, const Real*, Real, Real*);

@@ -30,6 +30,7 @@
 
 #include "../solve_params.hpp"
 #include "../sweep_result.hpp"
+#include "../sweep_row.hpp"
 #include "../world_rows.hpp"
 
 #include <cstdint>
@@ -41,11 +42,18 @@ template <class Real> constexpr uint32_t kDotLanes = 8;
 // The tail sums of the canonical order.
 constexpr uint32_t kTailSums = 4;
 
-// On the instruction set in use (simd_isa.hpp). The sweep and velocity_from_impulses are what the
-// solver calls; row_dot and row_axpy are here for the tests.
+// On the instruction set in use (simd_isa.hpp). The solver calls general_sweep_prepared and
+// velocity_from_impulses; general_sweep (general_sweep.hpp's host sweep), row_dot and row_axpy
+// are there for the tests and other callers.
 template <class Real>
 SweepResult<Real> general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
                                 Real* impulse, Real* velocity);
+// The same sweep from rows prepared for this solve (prepare_sweep_rows with the same params):
+// the same bits, without forming each row's c, d and 1/d again.
+template <class Real>
+SweepResult<Real>
+general_sweep_prepared(const WorldRows<Real>& rows, const SolveParams<Real>& params,
+                       const SweepRow<Real>* prepared, Real* impulse, Real* velocity);
 template <class Real>
 void velocity_from_impulses(const WorldRows<Real>& rows, const Real* impulse, Real* velocity);
 template <class Real>
@@ -58,6 +66,8 @@ void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Rea
     namespace isa {                                                                                \
     SweepResult<Real> general_sweep(const WorldRows<Real>&, const SolveParams<Real>&, Real*,       \
                                     Real*);                                                        \
+    SweepResult<Real> general_sweep_prepared(const WorldRows<Real>&, const SolveParams<Real>&,     \
+                                             const SweepRow<Real>*, Real*, Real*);                 \
     void velocity_from_impulses(const WorldRows<Real>&, const Real*, Real*);                       \
     Real row_dot(const WorldRows<Real>&, uint32_t, const Real*, const Real*);                      \
     void row_axpy(const WorldRows<Real>&, uint32_t, const Real*, Real, Real*);                     \
