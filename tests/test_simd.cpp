@@ -202,6 +202,18 @@ Real canonical_dot(const steel::WorldRows<Real>& rows, uint32_t row, const Real*
     return partial[0] + tail;
 }
 
+// The builder's rows as the batch stores them (options' cfm and regularization 0).
+template <class Real> steel::RowSet<Real> row_set_of(const scenes::RowsBuilder& builder) {
+    const steel_rows_desc desc = builder.desc();
+    steel::RowSet<Real> set;
+    try {
+        set = steel::build_row_set<Real>(desc, builder.world_count(), 0.0, 0.0);
+    } catch (const steel::Error& error) {
+        FAIL(error.message);
+    }
+    return set;
+}
+
 // A sweep in the canonical order, one value at a time (canonical_dot, the portable row_axpy),
 // around the shared row update: what every width's sweep must give bit for bit, whatever shortcuts
 // it takes for rows it recognizes (row_kernels.inc's rows over free bodies).
@@ -230,13 +242,7 @@ steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
 // SweepRow as it goes) and by general_sweep_prepared (from rows prepared once, as the solver does),
 // against canonical_sweep: the same bits.
 template <class Real> void check_sweeps_are_canonical(const scenes::RowsBuilder& builder) {
-    const steel_rows_desc desc = builder.desc();
-    steel::RowSet<Real> set;
-    try {
-        set = steel::build_row_set<Real>(desc, builder.world_count(), 0.0, 0.0);
-    } catch (const steel::Error& error) {
-        FAIL(error.message);
-    }
+    const steel::RowSet<Real> set = row_set_of<Real>(builder);
     const steel::SolveParams<Real> params{Real(1e-4), Real(1e-3)};
     uint32_t loaded = 0; // worlds whose impulses are not all zero
     for (SimdIsa isa : supported_isas()) {
@@ -415,13 +421,7 @@ TEST_CASE("SIMD update v += Y step equals the portable one bit for bit and stays
 
 TEST_CASE("SIMD general sweep agrees with the portable (GPU) sweep to 1e-12 relative") {
     const scenes::RowsBuilder builder = random_worlds(5, 32, 40);
-    const steel_rows_desc desc = builder.desc();
-    steel::RowSet<double> set;
-    try {
-        set = steel::build_row_set<double>(desc, builder.world_count(), 0.0, 0.0);
-    } catch (const steel::Error& error) {
-        FAIL(error.message);
-    }
+    const steel::RowSet<double> set = row_set_of<double>(builder);
     const steel::SolveParams<double> params{1e-4, 1e-3};
     for (SimdIsa isa : supported_isas()) {
         CAPTURE(steel::simd::simd_isa_name(isa));
