@@ -95,6 +95,24 @@ STEEL_HOST_DEVICE inline Real updated_impulse(RowError<Real> error, Real impulse
                                  upper, friction, normal_impulse);
 }
 
+// The update of single row i (not a cone pair) given its c, d and 1/d: writes the new impulse,
+// records the step in result and returns it for the caller to apply to v. update_rows forms c,
+// d and 1/d each time; the CPU's serial sweep reads them from its SweepRow (sweep_row.hpp). Both
+// call this, so they share every rounding.
+template <class Real>
+STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline Real
+update_single_row(RowError<Real> error, Real* impulse, uint32_t i, Real regularization,
+                  Real denominator, Real inverse, int32_t kind, Real lower, Real upper,
+                  Real friction, Real normal_impulse, SweepResult<Real>& result) {
+    const Real old_impulse = impulse[i];
+    const Real new_impulse = updated_impulse_times(error, old_impulse, inverse, regularization,
+                                                   kind, lower, upper, friction, normal_impulse);
+    const Real step = new_impulse - old_impulse;
+    impulse[i] = new_impulse;
+    record_step(result, denominator, step, error.total(), new_impulse);
+    return step;
+}
+
 // Updates the row at i, or the FRICTION_CONE pair starting at i, from the velocity errors
 // J.v + b of those rows (error1 is read for a pair only). Writes the impulse changes to
 // step[0] (and step[1]) for the caller to apply to v, records them in result, and returns the
@@ -128,12 +146,8 @@ update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& pa
     }
     const Real c = row_regularization(rows, i, params);
     const Real d = row_denominator(rows.jy[i], c, params.cfm);
-    const Real old_impulse = impulse[i];
-    const Real new_impulse = updated_impulse(error0, old_impulse, d, c, rows.kind[i], rows.lower[i], rows.upper[i],
-                                             rows.friction[i], normal_impulse);
-    step[0] = new_impulse - old_impulse;
-    impulse[i] = new_impulse;
-    record_step(result, d, step[0], error0.total(), new_impulse);
+    step[0] = update_single_row(error0, impulse, i, c, d, Real(1) / d, rows.kind[i], rows.lower[i],
+                                rows.upper[i], rows.friction[i], normal_impulse, result);
     return 1;
 }
 
