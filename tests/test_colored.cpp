@@ -212,11 +212,52 @@ TEST_CASE("colored: converges to the serial answer") {
     }
 }
 
+namespace {
+
+// How many of a color's contacts the last pack of the color holds, per color with packs, for
+// packs of `lanes` (a color's contacts are the same whatever the precision; only the lanes per
+// pack differ).
+std::vector<uint32_t> last_pack_fills(const steel::colored::ColoredPlan<double>& plan,
+                                      uint32_t lanes) {
+    constexpr uint32_t L = steel::colored::ContactPacks<double>::lanes;
+    std::vector<uint32_t> fills;
+    for (size_t c = 0; c + 1 < plan.color_pack_offset.size(); ++c) {
+        uint32_t packed = 0;
+        for (uint32_t pack = plan.color_pack_offset[c]; pack < plan.color_pack_offset[c + 1];
+             ++pack)
+            for (uint32_t lane = 0; lane < L; ++lane)
+                packed += plan.packs.impulse_index[size_t(pack) * 3 * L + lane] >= 0 ? 1 : 0;
+        if (packed > 0) fills.push_back(packed % lanes == 0 ? lanes : packed % lanes);
+    }
+    return fills;
+}
+
+} // namespace
+
 TEST_CASE("colored: bit-identical for any thread count and on every SIMD width") {
     using steel::colored::PackIsa;
     SceneBuilder builder = random_piles(6, 30, 200, 42);
     scenes::add_arm_with_box(builder, 0.8, 40.0); // a tree in the last world: scalar contacts too
+    builder.begin_world();
+    scenes::add_box_stack(builder, 5); // colors of one to three contacts
     const steel_scene_desc desc = builder.desc();
+
+    // The pack kernel solves a pack's used lanes with full, half or (float32) quarter-width
+    // vectors (contact_pack_kernel.inc); every one of them must run here. Last packs of 1-4,
+    // 5-8 and more lanes, of each precision's packs.
+    const Built built = build(desc);
+    for (uint32_t lanes : {steel::colored::kPackLanes<float>, steel::colored::kPackLanes<double>}) {
+        CAPTURE(lanes);
+        bool quarter = false, half = false, full = false;
+        for (uint32_t fill : last_pack_fills(built.plan, lanes)) {
+            quarter |= fill <= lanes / 4;
+            half |= fill > lanes / 4 && fill <= lanes / 2;
+            full |= fill > lanes / 2;
+        }
+        CHECK(quarter);
+        CHECK(half);
+        CHECK(full);
+    }
     const PackIsa original = steel::colored::pack_isa();
     for (int32_t precision : {STEEL_PRECISION_FLOAT32, STEEL_PRECISION_FLOAT64}) {
         CAPTURE(precision);
