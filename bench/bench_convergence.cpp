@@ -36,8 +36,8 @@ struct Outcome {
 
 // Solves the one-world builder to a residual of `relative` times its first sweep's residual,
 // timing repeated solves until at least `min_seconds` have passed.
-Outcome measure(const scenes::RowsBuilder& builder, const Variant& variant, double relative, uint32_t max_sweeps,
-                double min_seconds) {
+Outcome measure(const scenes::RowsBuilder& builder, const Variant& variant, double relative,
+                uint32_t max_sweeps, double min_seconds) {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     steel_batch batch{};
@@ -88,12 +88,13 @@ int main(int argc, char** argv) {
     const double relative = 1e-6;
     const uint32_t max_sweeps = quick ? 20000 : 400000;
     const double min_seconds = quick ? 0.01 : 0.2;
-    std::printf("steel %s, relative tolerance %g, at most %u sweeps, float64, 1 thread\n\n", steel_version(), relative,
-                max_sweeps);
+    std::printf("steel %s, relative tolerance %g, at most %u sweeps, float64, 1 thread\n\n",
+                steel_version(), relative, max_sweeps);
 
     const Variant stack_variants[] = {{"plain", 0, 0}, {"momentum", 1, 0}};
     std::printf("1D stacks (no bilateral rows): sweeps to tolerance | us per solve\n\n");
-    std::printf("| case | plain sweeps | plain us | momentum sweeps | momentum us |\n|---|---|---|---|---|\n");
+    std::printf("| case | plain sweeps | plain us | momentum sweeps | momentum us "
+                "|\n|---|---|---|---|---|\n");
     const uint32_t heights[] = {5, 10, 20, 50, 100};
     const double ratios[] = {1, 10, 100, 1000};
     for (uint32_t height : heights)
@@ -107,14 +108,20 @@ int main(int argc, char** argv) {
             std::vector<Outcome> outcomes;
             for (const Variant& variant : stack_variants)
                 outcomes.push_back(measure(builder, variant, relative, max_sweeps, min_seconds));
-            print_row("stack h=" + std::to_string(height) + " ratio=" + std::to_string(int(ratio)), outcomes);
+            print_row("stack h=" + std::to_string(height) + " ratio=" + std::to_string(int(ratio)),
+                      outcomes);
         }
 
-    const Variant loop_variants[] = {
-        {"plain", 0, 0}, {"momentum", 1, 0}, {"pre-elimination", 0, 1}, {"pre-elimination + momentum", 1, 1}};
-    std::printf("\nClosed loops of 3-DOF bodies (bilateral ring + contacts + limits): sweeps | us per solve\n\n");
-    std::printf("| case | plain sweeps | plain us | momentum sweeps | momentum us | pre-elim sweeps | pre-elim us "
-                "| pre-elim+momentum sweeps | pre-elim+momentum us |\n|---|---|---|---|---|---|---|---|---|\n");
+    const Variant loop_variants[] = {{"plain", 0, 0},
+                                     {"momentum", 1, 0},
+                                     {"pre-elimination", 0, 1},
+                                     {"pre-elimination + momentum", 1, 1}};
+    std::printf("\nClosed loops of 3-DOF bodies (bilateral ring + contacts + limits): sweeps | us "
+                "per solve\n\n");
+    std::printf("| case | plain sweeps | plain us | momentum sweeps | momentum us | pre-elim "
+                "sweeps | pre-elim us "
+                "| pre-elim+momentum sweeps | pre-elim+momentum us "
+                "|\n|---|---|---|---|---|---|---|---|---|\n");
     std::mt19937_64 rng(8);
     for (uint32_t links : {3u, 4u, 6u, 8u, 12u, 24u}) {
         scenes::RowsBuilder builder;

@@ -131,7 +131,8 @@ void check_options(const steel_solve_options& options, const char* where) {
     if (options.solve_mode == STEEL_SOLVE_COLORED && !propagation)
         bad("solve_mode = STEEL_SOLVE_COLORED needs articulated_contact_response = "
             "STEEL_RESPONSE_PROPAGATION "
-            "(docs/propagation-and-colored.md): colors are found from the bodies a contact touches");
+            "(docs/propagation-and-colored.md): colors are found from the bodies a contact "
+            "touches");
     if (propagation && options.nesterov_momentum)
         bad("nesterov_momentum = 1 needs articulated_contact_response = STEEL_RESPONSE_IMMEDIATE "
             "(docs/propagation-and-colored.md)");

@@ -67,15 +67,17 @@ T read_versioned(const T* in, const T& defaults, const char* where, const char* 
                     where, name, size, kMaxStructSize, name));
     if (size < sizeof(T))
         fail(STEEL_ERROR_STRUCT_VERSION,
-             format("%s: %s.struct_size = %u is smaller than this library's %zu; set it to sizeof(%s)",
-                    where, name, size, sizeof(T), name));
+             format(
+                 "%s: %s.struct_size = %u is smaller than this library's %zu; set it to sizeof(%s)",
+                 where, name, size, sizeof(T), name));
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(in);
     for (uint32_t k = sizeof(T); k < size; ++k)
         if (bytes[k] != 0)
             fail(STEEL_ERROR_STRUCT_VERSION,
-                 format("%s: %s.struct_size = %u is from a newer Steel and byte %u sets a field this "
-                        "library (%zu bytes) does not know",
-                        where, name, size, k, sizeof(T)));
+                 format(
+                     "%s: %s.struct_size = %u is from a newer Steel and byte %u sets a field this "
+                     "library (%zu bytes) does not know",
+                     where, name, size, k, sizeof(T)));
     T out = defaults;
     std::memcpy(&out, in, sizeof(T));
     out.struct_size = sizeof(T);

@@ -52,7 +52,8 @@ std::unique_ptr<scene::SceneRecord> build_scene(const snapshot::Snapshot& in, ui
 // when there is one) before the batch and its threads exist, so a bad file costs no more than
 // its own checks.
 template <class Real>
-std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_batch_desc& desc, const char* where) {
+std::unique_ptr<Batch> build_batch(const snapshot::Snapshot& in, const steel_batch_desc& desc,
+                                   const char* where) {
     const std::string options_where = std::string(where) + ": the snapshot's options";
     RowSet<Real> rows;
     std::unique_ptr<scene::SceneRecord> scene;
@@ -88,8 +89,8 @@ void check_load_arguments(uint32_t abi_version, const steel_batch* out, const ch
     if (out == nullptr) fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: out is NULL", where));
     if (abi_version != STEEL_ABI_VERSION)
         fail(STEEL_ERROR_ABI_MISMATCH,
-             format("%s: the caller's header has ABI version %u but this library (Steel %s) has %u", where,
-                    abi_version, steel_version(), STEEL_ABI_VERSION));
+             format("%s: the caller's header has ABI version %u but this library (Steel %s) has %u",
+                    where, abi_version, steel_version(), STEEL_ABI_VERSION));
 }
 
 // Form first (size, verifier, lengths, recorded outputs), then meaning, then the batch.
@@ -98,8 +99,9 @@ void load(const void* data, uint64_t size, steel_batch* out, const char* where) 
     const std::string desc_where = std::string(where) + ": the snapshot's desc";
     const steel_batch_desc desc = checked_batch_desc(decoded.desc, desc_where.c_str());
     check_options(decoded.options, (std::string(where) + ": the snapshot's options").c_str());
-    std::unique_ptr<Batch> batch = desc.precision == STEEL_PRECISION_FLOAT32 ? build_batch<float>(decoded, desc, where)
-                                                                             : build_batch<double>(decoded, desc, where);
+    std::unique_ptr<Batch> batch = desc.precision == STEEL_PRECISION_FLOAT32
+                                       ? build_batch<float>(decoded, desc, where)
+                                       : build_batch<double>(decoded, desc, where);
     out->id = register_batch(std::move(batch));
 }
 
@@ -107,7 +109,8 @@ void load(const void* data, uint64_t size, steel_batch* out, const char* where) 
 
 extern "C" {
 
-steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capacity, uint64_t* out_size) {
+steel_status steel_batch_save_memory(steel_batch batch, void* out, uint64_t capacity,
+                                     uint64_t* out_size) {
     constexpr const char* where = "steel_batch_save_memory";
     return call_guarded(where, [&] {
         Batch& b = lookup_batch(batch.id, where);
@@ -137,7 +140,8 @@ steel_status steel_batch_save_file(steel_batch batch, const char* path) {
     });
 }
 
-steel_status steel_batch_load_memory(uint32_t abi_version, const void* data, uint64_t size, steel_batch* out) {
+steel_status steel_batch_load_memory(uint32_t abi_version, const void* data, uint64_t size,
+                                     steel_batch* out) {
     constexpr const char* where = "steel_batch_load_memory";
     if (out) out->id = 0;
     return call_guarded(where, [&] {
@@ -151,16 +155,16 @@ steel_status steel_batch_load_file(uint32_t abi_version, const char* path, steel
     if (out) out->id = 0;
     return call_guarded(where, [&] {
         check_load_arguments(abi_version, out, where);
-        const std::vector<uint8_t> bytes = snapshot::read_file(path, snapshot::kMaxSnapshotBytes, where);
+        const std::vector<uint8_t> bytes =
+            snapshot::read_file(path, snapshot::kMaxSnapshotBytes, where);
         load(bytes.data(), bytes.size(), out, (std::string(where) + ": '" + path + "'").c_str());
     });
 }
 
 steel_status steel_batch_set_capture(steel_batch batch, const char* path) {
     constexpr const char* where = "steel_batch_set_capture";
-    return call_guarded(where, [&] {
-        snapshot::set_capture(lookup_batch(batch.id, where), path, where);
-    });
+    return call_guarded(where,
+                        [&] { snapshot::set_capture(lookup_batch(batch.id, where), path, where); });
 }
 
 } // extern "C"

@@ -81,8 +81,8 @@ struct Counts {
 
 struct Harness {
     steel_batch slot[kSlots] = {};
-    std::vector<steel_batch> created; // destroyed at the end, whatever the sequence did
-    std::vector<uint8_t> saved;       // the last save_memory output
+    std::vector<steel_batch> created;  // destroyed at the end, whatever the sequence did
+    std::vector<uint8_t> saved;        // the last save_memory output
     std::map<uint64_t, Counts> counts; // by batch id, after a successful upload
     DeviceSide device;
 };
@@ -104,18 +104,24 @@ void check_status(steel_status status, const char* function) {
 
 steel_batch pick_handle(Harness& h, fuzz::Input& in) {
     switch (in.below(8)) {
-    case 0: return steel_batch{0};
-    case 1: return steel_batch{in.u64()}; // made up
-    default: return h.slot[in.below(kSlots)];
+    case 0:
+        return steel_batch{0};
+    case 1:
+        return steel_batch{in.u64()}; // made up
+    default:
+        return h.slot[in.below(kSlots)];
     }
 }
 
 // A struct_size that is right most of the time, else too small or larger (with a zero tail).
 uint32_t struct_size(fuzz::Input& in, uint32_t right) {
     switch (in.below(8)) {
-    case 0: return in.below(right);
-    case 1: return right + 8 * (1 + in.below(4));
-    default: return right;
+    case 0:
+        return in.below(right);
+    case 1:
+        return right + 8 * (1 + in.below(4));
+    default:
+        return right;
     }
 }
 
@@ -171,7 +177,8 @@ void build_rows(BuiltRows& b, fuzz::Input& in) {
     }
     std::vector<double>& v_hat = b.v_hat;
     v_hat.assign(total_dofs + 1, 0.0);
-    for (double& v : v_hat) v = in.flag() ? in.unit() : in.number();
+    for (double& v : v_hat)
+        v = in.flag() ? in.unit() : in.number();
     std::vector<uint32_t>&offset = b.offset, &length = b.length;
     offset.assign(2 * total_rows + 1, 0);
     length.assign(2 * total_rows + 1, 0);
@@ -241,7 +248,8 @@ void upload(Harness& h, fuzz::Input& in) {
     } wider{};
     wider.desc = b.desc;
     wider.desc.struct_size = struct_size(in, sizeof(steel_rows_desc));
-    if (wider.desc.struct_size > sizeof(steel_rows_desc) && in.below(4) == 0) wider.tail[in.below(32)] = 1;
+    if (wider.desc.struct_size > sizeof(steel_rows_desc) && in.below(4) == 0)
+        wider.tail[in.below(32)] = 1;
     const steel_batch batch = pick_handle(h, in);
     const bool pass_null = in.below(32) == 0;
     if (check_refusal_changes_nothing(batch, "steel_batch_upload_rows", [&] {
@@ -268,7 +276,8 @@ void set_options(Harness& h, fuzz::Input& in) {
     o.record_residual_history = in.below(3);
     o.reserved0 = in.below(16) == 0 ? 1u : 0u;
     o.struct_size = struct_size(in, sizeof(steel_solve_options));
-    if (o.struct_size > sizeof(steel_solve_options) && in.below(4) == 0) wider.tail[in.below(32)] = 1;
+    if (o.struct_size > sizeof(steel_solve_options) && in.below(4) == 0)
+        wider.tail[in.below(32)] = 1;
     const steel_batch batch = pick_handle(h, in);
     const bool pass_null = in.below(32) == 0;
     check_refusal_changes_nothing(batch, "steel_batch_set_options", [&] {
@@ -277,15 +286,19 @@ void set_options(Harness& h, fuzz::Input& in) {
 }
 
 // A read into a buffer of `capacity` plus guards that must survive.
-template <class Read> steel_status read_doubles(fuzz::Input& in, uint64_t capacity_hint, Read read) {
+template <class Read>
+steel_status read_doubles(fuzz::Input& in, uint64_t capacity_hint, Read read) {
     const uint64_t capacity = in.below(4) == 0 ? capacity_hint : in.below(24);
     std::vector<double> buffer(capacity + 4, kGuard);
     uint64_t count = 0;
     const int shape = int(in.below(4)); // 0: query only, 1: both NULL, 2-3: read
     steel_status status;
-    if (shape == 0) status = read(nullptr, 0, &count);
-    else if (shape == 1) status = read(nullptr, 0, nullptr);
-    else status = read(buffer.data(), capacity, in.flag() ? &count : nullptr);
+    if (shape == 0)
+        status = read(nullptr, 0, &count);
+    else if (shape == 1)
+        status = read(nullptr, 0, nullptr);
+    else
+        status = read(buffer.data(), capacity, in.flag() ? &count : nullptr);
     for (uint64_t k = capacity; k < buffer.size(); ++k)
         if (buffer[k] != kGuard) fuzz::die("a read wrote past its capacity");
     if (status == STEEL_ERROR_BUFFER_TOO_SMALL)
@@ -314,7 +327,8 @@ void one_call(Harness& h, fuzz::Input& in) {
         steel_batch out{};
         const uint32_t abi = in.below(16) ? STEEL_ABI_VERSION : in.u32();
         const bool pass_null = in.below(32) == 0;
-        const steel_status status = steel_batch_create(abi, pass_null ? nullptr : &wider.desc, &out);
+        const steel_status status =
+            steel_batch_create(abi, pass_null ? nullptr : &wider.desc, &out);
         check_status(status, "steel_batch_create");
         if (status == STEEL_OK) {
             h.created.push_back(out);
@@ -324,7 +338,9 @@ void one_call(Harness& h, fuzz::Input& in) {
         }
         return;
     }
-    case 1: check_status(steel_batch_destroy(pick_handle(h, in)), "steel_batch_destroy"); return;
+    case 1:
+        check_status(steel_batch_destroy(pick_handle(h, in)), "steel_batch_destroy");
+        return;
     case 2:
         upload(h, in);
         return;
@@ -344,7 +360,8 @@ void one_call(Harness& h, fuzz::Input& in) {
         const uint32_t extra = wider.options.struct_size - uint32_t(sizeof(steel_solve_options));
         if (status == STEEL_OK)
             for (uint32_t k = 0; k < sizeof(wider.tail); ++k)
-                if (wider.tail[k] != (k < extra ? 0 : 0xEE)) fuzz::die("get_options wrote the wrong tail");
+                if (wider.tail[k] != (k < extra ? 0 : 0xEE))
+                    fuzz::die("get_options wrote the wrong tail");
         return;
     }
     case 5: {
@@ -366,13 +383,15 @@ void one_call(Harness& h, fuzz::Input& in) {
         const steel_batch batch = pick_handle(h, in);
         check_status(read_doubles(in, 32,
                                   [&](double* out, uint64_t capacity, uint64_t* count) {
-                                      return steel_batch_read_velocities(batch, out, capacity, count);
+                                      return steel_batch_read_velocities(batch, out, capacity,
+                                                                         count);
                                   }),
                      "steel_batch_read_velocities");
         return;
     }
     case 8: { // world stats with an element size that may be too small or larger
-        const uint32_t element = in.below(4) == 0 ? in.below(64) : uint32_t(sizeof(steel_world_stats)) + 8 * in.below(3);
+        const uint32_t element =
+            in.below(4) == 0 ? in.below(64) : uint32_t(sizeof(steel_world_stats)) + 8 * in.below(3);
         const uint32_t capacity = in.below(6);
         std::vector<uint8_t> buffer(size_t(element) * capacity + 64, 0xCD);
         uint32_t count = 0;
@@ -380,7 +399,8 @@ void one_call(Harness& h, fuzz::Input& in) {
         const bool pass_out = in.flag();
         const bool pass_count = in.flag();
         const steel_status status = steel_batch_read_world_stats(
-            batch, element, pass_out ? reinterpret_cast<steel_world_stats*>(buffer.data()) : nullptr, capacity,
+            batch, element,
+            pass_out ? reinterpret_cast<steel_world_stats*>(buffer.data()) : nullptr, capacity,
             pass_count ? &count : nullptr);
         check_status(status, "steel_batch_read_world_stats");
         for (size_t k = size_t(element) * capacity; k < buffer.size(); ++k)
@@ -390,13 +410,14 @@ void one_call(Harness& h, fuzz::Input& in) {
     case 9: { // residual history of some world
         const steel_batch batch = pick_handle(h, in);
         const uint32_t world = in.below(5);
-        const steel_status status = read_doubles(in, 16, [&](double* out, uint64_t capacity, uint64_t* count) {
-            uint32_t small_count = 0;
-            const steel_status s =
-                steel_batch_read_residual_history(batch, world, out, uint32_t(capacity), count ? &small_count : nullptr);
-            if (count) *count = small_count;
-            return s;
-        });
+        const steel_status status =
+            read_doubles(in, 16, [&](double* out, uint64_t capacity, uint64_t* count) {
+                uint32_t small_count = 0;
+                const steel_status s = steel_batch_read_residual_history(
+                    batch, world, out, uint32_t(capacity), count ? &small_count : nullptr);
+                if (count) *count = small_count;
+                return s;
+            });
         check_status(status, "steel_batch_read_residual_history");
         return;
     }
@@ -406,7 +427,8 @@ void one_call(Harness& h, fuzz::Input& in) {
         const steel_status query = steel_batch_save_memory(batch, nullptr, 0, &size);
         check_status(query, "steel_batch_save_memory");
         if (query != STEEL_OK) return;
-        const uint64_t capacity = in.below(4) == 0 ? size - std::min<uint64_t>(size, 1 + in.below(16)) : size;
+        const uint64_t capacity =
+            in.below(4) == 0 ? size - std::min<uint64_t>(size, 1 + in.below(16)) : size;
         std::vector<uint8_t> buffer(capacity + 8, 0x5A);
         const steel_status status = steel_batch_save_memory(batch, buffer.data(), capacity, &size);
         check_status(status, "steel_batch_save_memory");
@@ -418,13 +440,14 @@ void one_call(Harness& h, fuzz::Input& in) {
     case 11: { // load the last save, maybe cut short or damaged, or with another ABI version
         std::vector<uint8_t> bytes = h.saved;
         if (!bytes.empty() && in.below(4) == 0) bytes.resize(in.below(uint32_t(bytes.size())));
-        if (!bytes.empty() && in.below(4) == 0) bytes[in.below(uint32_t(bytes.size()))] ^= uint8_t(1 + in.below(255));
+        if (!bytes.empty() && in.below(4) == 0)
+            bytes[in.below(uint32_t(bytes.size()))] ^= uint8_t(1 + in.below(255));
         steel_batch out{};
         const uint32_t abi = in.below(16) ? STEEL_ABI_VERSION : in.u32();
         const bool null_data = in.flag();
         const bool null_out = in.below(32) == 0;
-        const steel_status status = steel_batch_load_memory(abi, null_data ? nullptr : bytes.data(), bytes.size(),
-                                                            null_out ? nullptr : &out);
+        const steel_status status = steel_batch_load_memory(
+            abi, null_data ? nullptr : bytes.data(), bytes.size(), null_out ? nullptr : &out);
         check_status(status, "steel_batch_load_memory");
         if (status == STEEL_OK) {
             h.created.push_back(out);
@@ -433,7 +456,8 @@ void one_call(Harness& h, fuzz::Input& in) {
         return;
     }
     case 12: { // capture to the null device (appends are thrown away), to nowhere, or off
-        static const char* const paths[] = {nullptr, "", "/dev/null", "/nonexistent-folder/capture.steel"};
+        static const char* const paths[] = {nullptr, "", "/dev/null",
+                                            "/nonexistent-folder/capture.steel"};
         const steel_batch batch = pick_handle(h, in);
         const char* path = paths[in.below(4)];
         check_status(steel_batch_set_capture(batch, path), "steel_batch_set_capture");
@@ -443,14 +467,16 @@ void one_call(Harness& h, fuzz::Input& in) {
         steel_batch_desc desc;
         const steel_batch batch = pick_handle(h, in);
         const bool pass_null = in.below(16) == 0;
-        check_status(steel_batch_get_desc(batch, pass_null ? nullptr : &desc), "steel_batch_get_desc");
+        check_status(steel_batch_get_desc(batch, pass_null ? nullptr : &desc),
+                     "steel_batch_get_desc");
         return;
     }
     case 14: { // the functions without a batch; the emulated device's memory
         if (in.below(4) == 0)
             fake_cuda::set_memory_limit(in.flag() ? kDeviceMemory : in.below(1u << 16));
         if (steel_status_string(int32_t(in.u32())) == nullptr) fuzz::die("NULL status string");
-        if (steel_version() == nullptr || steel_abi_version() != STEEL_ABI_VERSION) fuzz::die("bad version");
+        if (steel_version() == nullptr || steel_abi_version() != STEEL_ABI_VERSION)
+            fuzz::die("bad version");
         (void)steel_build_features();
         steel_batch_desc_default(nullptr); // NULL is a no-op
         steel_solve_options_default(nullptr);
@@ -463,9 +489,11 @@ void one_call(Harness& h, fuzz::Input& in) {
             return;
         }
         std::vector<uint8_t> bytes(in.below(64));
-        for (uint8_t& b : bytes) b = in.byte();
+        for (uint8_t& b : bytes)
+            b = in.byte();
         steel_batch out{};
-        const steel_status status = steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &out);
+        const steel_status status =
+            steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &out);
         check_status(status, "steel_batch_load_memory");
         if (status == STEEL_OK) h.created.push_back(out);
         return;
@@ -618,7 +646,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::Input in(data, size);
     fake_cuda::set_memory_limit(kDeviceMemory);
     Harness harness;
-    for (uint32_t call = 0; call < kMaxCalls && !in.exhausted(); ++call) one_call(harness, in);
-    for (steel_batch batch : harness.created) steel_batch_destroy(batch); // destroyed ones answer INVALID_HANDLE
+    for (uint32_t call = 0; call < kMaxCalls && !in.exhausted(); ++call)
+        one_call(harness, in);
+    for (steel_batch batch : harness.created)
+        steel_batch_destroy(batch); // destroyed ones answer INVALID_HANDLE
     return 0;
 }

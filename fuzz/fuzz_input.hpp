@@ -47,7 +47,9 @@ class Input {
     }
 
     // In [0, count); count > 0.
-    uint32_t below(uint32_t count) { return count <= 256 ? uint32_t(byte()) % count : u32() % count; }
+    uint32_t below(uint32_t count) {
+        return count <= 256 ? uint32_t(byte()) % count : u32() % count;
+    }
 
     bool flag() { return (byte() & 1) != 0; }
 

@@ -39,12 +39,14 @@ struct Body {
 bool cholesky(std::vector<double>& a, uint32_t n) {
     for (uint32_t j = 0; j < n; ++j) {
         double d = a[j * n + j];
-        for (uint32_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        for (uint32_t k = 0; k < j; ++k)
+            d -= a[j * n + k] * a[j * n + k];
         if (!(d > 0)) return false;
         a[j * n + j] = std::sqrt(d);
         for (uint32_t i = j + 1; i < n; ++i) {
             double s = a[i * n + j];
-            for (uint32_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            for (uint32_t k = 0; k < j; ++k)
+                s -= a[i * n + k] * a[j * n + k];
             a[i * n + j] = s / a[j * n + j];
         }
     }
@@ -53,18 +55,21 @@ bool cholesky(std::vector<double>& a, uint32_t n) {
 
 void solve_in_place(const std::vector<double>& l, uint32_t n, double* x) {
     for (uint32_t i = 0; i < n; ++i) {
-        for (uint32_t k = 0; k < i; ++k) x[i] -= l[i * n + k] * x[k];
+        for (uint32_t k = 0; k < i; ++k)
+            x[i] -= l[i * n + k] * x[k];
         x[i] /= l[i * n + i];
     }
     for (uint32_t i = n; i-- > 0;) {
-        for (uint32_t k = i + 1; k < n; ++k) x[i] -= l[k * n + i] * x[k];
+        for (uint32_t k = i + 1; k < n; ++k)
+            x[i] -= l[k * n + i] * x[k];
         x[i] /= l[i * n + i];
     }
 }
 
 struct Scene {
     std::vector<uint32_t> dofs, rows, block_offset, block_length;
-    std::vector<double> v_hat, jacobian, response, bias, lower, upper, friction, regularization, initial;
+    std::vector<double> v_hat, jacobian, response, bias, lower, upper, friction, regularization,
+        initial;
     std::vector<int32_t> kind, normal_row;
 
     steel_rows_desc desc() const {
@@ -104,7 +109,8 @@ void add_block(Scene& s, fuzz::Input& in, const Body& body) {
     s.response.insert(s.response.end(), y.begin(), y.end());
 }
 
-void add_row(Scene& s, fuzz::Input& in, const std::vector<Body>& bodies, int32_t kind, int32_t normal, double mu) {
+void add_row(Scene& s, fuzz::Input& in, const std::vector<Body>& bodies, int32_t kind,
+             int32_t normal, double mu) {
     const uint32_t a = in.below(uint32_t(bodies.size()));
     add_block(s, in, bodies[a]);
     if (bodies.size() > 1 && in.flag()) {
@@ -134,18 +140,21 @@ bool add_world(Scene& s, fuzz::Input& in) {
         n += body.dofs;
         const uint32_t d = body.dofs;
         std::vector<double> b(size_t(d) * d);
-        for (double& value : b) value = in.unit();
+        for (double& value : b)
+            value = in.unit();
         body.factor.assign(size_t(d) * d, 0.0);
         for (uint32_t i = 0; i < d; ++i)
             for (uint32_t j = 0; j < d; ++j) {
                 double sum = i == j ? 0.25 * d : 0.0;
-                for (uint32_t k = 0; k < d; ++k) sum += b[i * d + k] * b[j * d + k];
+                for (uint32_t k = 0; k < d; ++k)
+                    sum += b[i * d + k] * b[j * d + k];
                 body.factor[i * d + j] = sum;
             }
         if (!cholesky(body.factor, d)) return false;
     }
     s.dofs.push_back(n);
-    for (uint32_t k = 0; k < n; ++k) s.v_hat.push_back(2.0 * in.unit());
+    for (uint32_t k = 0; k < n; ++k)
+        s.v_hat.push_back(2.0 * in.unit());
     const uint32_t m_target = 1 + in.below(12);
     uint32_t m = 0;
     int32_t last_normal = -1;
@@ -178,14 +187,16 @@ double condition_number(std::vector<double> a, uint32_t k) {
     for (int sweep = 0; sweep < 50; ++sweep) {
         double off = 0;
         for (uint32_t p = 0; p < k; ++p)
-            for (uint32_t q = p + 1; q < k; ++q) off += a[p * k + q] * a[p * k + q];
+            for (uint32_t q = p + 1; q < k; ++q)
+                off += a[p * k + q] * a[p * k + q];
         if (off < 1e-300) break;
         for (uint32_t p = 0; p < k; ++p)
             for (uint32_t q = p + 1; q < k; ++q) {
                 const double apq = a[p * k + q];
                 if (apq == 0) continue;
                 const double theta = (a[q * k + q] - a[p * k + p]) / (2 * apq);
-                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+                const double t =
+                    (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
                 const double c = 1 / std::sqrt(t * t + 1), s = t * c;
                 for (uint32_t r = 0; r < k; ++r) { // columns p, q
                     const double arp = a[r * k + p], arq = a[r * k + q];
@@ -223,10 +234,12 @@ std::vector<double> delassus(const Scene& s, uint32_t world, uint64_t row0, uint
     std::vector<double> A(size_t(m) * m, 0.0);
     for (uint32_t i = 0; i < m; ++i)
         for (uint32_t j = 0; j < m; ++j)
-            for (uint32_t d = 0; d < n; ++d) A[size_t(i) * m + j] += J[size_t(i) * n + d] * Y[size_t(j) * n + d];
+            for (uint32_t d = 0; d < n; ++d)
+                A[size_t(i) * m + j] += J[size_t(i) * n + d] * Y[size_t(j) * n + d];
     for (uint32_t i = 0; i < m; ++i)
         for (uint32_t j = i + 1; j < m; ++j)
-            A[size_t(i) * m + j] = A[size_t(j) * m + i] = 0.5 * (A[size_t(i) * m + j] + A[size_t(j) * m + i]);
+            A[size_t(i) * m + j] = A[size_t(j) * m + i] =
+                0.5 * (A[size_t(i) * m + j] + A[size_t(j) * m + i]);
     return A;
 }
 
@@ -247,8 +260,8 @@ std::vector<double> delassus(const Scene& s, uint32_t world, uint64_t row0, uint
 //    diagonal all but vanishes (a limit or contact on a DOF the bilateral rows already fix, whose
 //    velocity error is 0/0 after projection).
 struct Posedness {
-    bool compare = true;           // false: ill-posed, see above
-    bool unique_impulses = true;   // false: A (as swept) is singular, only velocities are defined
+    bool compare = true;         // false: ill-posed, see above
+    bool unique_impulses = true; // false: A (as swept) is singular, only velocities are defined
 };
 
 Posedness well_posed(const Scene& s, uint32_t world, uint64_t row0, uint64_t value0,
@@ -261,29 +274,36 @@ Posedness well_posed(const Scene& s, uint32_t world, uint64_t row0, uint64_t val
     // the Schur complement of the bilateral block over the other rows.
     std::vector<uint32_t> swept, bilateral;
     for (uint32_t i = 0; i < m; ++i)
-        (options.enable_bilateral_preelimination && s.kind[row0 + i] == STEEL_ROW_BILATERAL ? bilateral : swept)
+        (options.enable_bilateral_preelimination && s.kind[row0 + i] == STEEL_ROW_BILATERAL
+             ? bilateral
+             : swept)
             .push_back(i);
     const uint32_t c = uint32_t(swept.size()), k = uint32_t(bilateral.size());
     std::vector<double> M(size_t(c) * c);
     for (uint32_t p = 0; p < c; ++p)
-        for (uint32_t q = 0; q < c; ++q) M[p * c + q] = A[size_t(swept[p]) * m + swept[q]];
+        for (uint32_t q = 0; q < c; ++q)
+            M[p * c + q] = A[size_t(swept[p]) * m + swept[q]];
     if (k > 0) {
         std::vector<double> block(size_t(k) * k);
         double largest = 0;
         for (uint32_t p = 0; p < k; ++p) {
-            for (uint32_t q = 0; q < k; ++q) block[p * k + q] = A[size_t(bilateral[p]) * m + bilateral[q]];
+            for (uint32_t q = 0; q < k; ++q)
+                block[p * k + q] = A[size_t(bilateral[p]) * m + bilateral[q]];
             largest = std::max(largest, block[p * k + p]);
         }
         const double r = std::max(options.cfm, 1e-10 * largest);
-        for (uint32_t p = 0; p < k; ++p) block[p * k + p] += r;
+        for (uint32_t p = 0; p < k; ++p)
+            block[p * k + p] += r;
         if (!(condition_number(block, k) <= 1e4)) return skip;
         if (!cholesky(block, k)) return skip;
         for (uint32_t q = 0; q < c; ++q) {
             std::vector<double> x(k); // (A_BB + r I)^-1 A_Bq
-            for (uint32_t b = 0; b < k; ++b) x[b] = A[size_t(bilateral[b]) * m + swept[q]];
+            for (uint32_t b = 0; b < k; ++b)
+                x[b] = A[size_t(bilateral[b]) * m + swept[q]];
             solve_in_place(block, k, x.data());
             for (uint32_t p = 0; p < c; ++p)
-                for (uint32_t b = 0; b < k; ++b) M[p * c + q] -= A[size_t(swept[p]) * m + bilateral[b]] * x[b];
+                for (uint32_t b = 0; b < k; ++b)
+                    M[p * c + q] -= A[size_t(swept[p]) * m + bilateral[b]] * x[b];
         }
         for (uint32_t p = 0; p < c; ++p)
             if (!(M[p * c + p] > 1e-3 * A[size_t(swept[p]) * m + swept[p]])) return skip;
@@ -294,7 +314,7 @@ Posedness well_posed(const Scene& s, uint32_t world, uint64_t row0, uint64_t val
         const double a11 = M[(p + 1) * c + p + 1] + s.regularization[row0 + swept[p + 1]];
         const double a01 = 0.5 * (M[p * c + p + 1] + M[(p + 1) * c + p]);
         if (!(a00 * a11 - a01 * a01 > 1e-3 * a00 * a11)) return skip; // condition number <~ 4e3
-        if (!(a00 > 1e-2 * a11 && a11 > 1e-2 * a00)) return skip;        // tangents of unlike scale
+        if (!(a00 > 1e-2 * a11 && a11 > 1e-2 * a00)) return skip;     // tangents of unlike scale
         ++p;
     }
     // With more rows than the world can tell apart (a box on four contacts, redundant joints), A
@@ -303,15 +323,17 @@ Posedness well_posed(const Scene& s, uint32_t world, uint64_t row0, uint64_t val
     // A as swept, with each row's own diagonal term (cfm or regularization), well-conditioned.
     for (uint32_t p = 0; p < c; ++p) {
         const uint64_t r = row0 + swept[p];
-        const double own = s.regularization[r] > 0 ? s.regularization[r]
-                           : s.kind[r] == STEEL_ROW_CONTACT_NORMAL && options.contact_regularization > 0
-                               ? options.contact_regularization
-                           : s.kind[r] == STEEL_ROW_FRICTION_CONE ? 0.0
-                                                                  : options.cfm;
+        const double own =
+            s.regularization[r] > 0 ? s.regularization[r]
+            : s.kind[r] == STEEL_ROW_CONTACT_NORMAL && options.contact_regularization > 0
+                ? options.contact_regularization
+            : s.kind[r] == STEEL_ROW_FRICTION_CONE ? 0.0
+                                                   : options.cfm;
         M[p * c + p] += own;
     }
     for (uint32_t p = 0; p < c; ++p)
-        for (uint32_t q = p + 1; q < c; ++q) M[p * c + q] = M[q * c + p] = 0.5 * (M[p * c + q] + M[q * c + p]);
+        for (uint32_t q = p + 1; q < c; ++q)
+            M[p * c + q] = M[q * c + p] = 0.5 * (M[p * c + q] + M[q * c + p]);
     Posedness result;
     result.unique_impulses = c == 0 || condition_number(M, c) <= 1e8;
     return result;
@@ -331,7 +353,8 @@ bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& ou
     steel_batch_desc_default(&desc);
     desc.world_count = uint32_t(s.dofs.size());
     steel_batch batch{};
-    if (steel_batch_create(STEEL_ABI_VERSION, &desc, &batch) != STEEL_OK) fuzz::die("create failed");
+    if (steel_batch_create(STEEL_ABI_VERSION, &desc, &batch) != STEEL_OK)
+        fuzz::die("create failed");
     options.path = path;
     if (steel_batch_set_options(batch, &options) != STEEL_OK) fuzz::die("valid options refused");
     const steel_rows_desc rows = s.desc();
@@ -345,10 +368,12 @@ bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& ou
     out.stats.resize(s.dofs.size());
     uint64_t count = 0;
     uint32_t worlds = 0;
-    if (steel_batch_read_impulses(batch, out.impulses.data(), out.impulses.size(), &count) != STEEL_OK ||
-        steel_batch_read_velocities(batch, out.velocities.data(), out.velocities.size(), &count) != STEEL_OK ||
-        steel_batch_read_world_stats(batch, sizeof(steel_world_stats), out.stats.data(), uint32_t(out.stats.size()),
-                                     &worlds) != STEEL_OK)
+    if (steel_batch_read_impulses(batch, out.impulses.data(), out.impulses.size(), &count) !=
+            STEEL_OK ||
+        steel_batch_read_velocities(batch, out.velocities.data(), out.velocities.size(), &count) !=
+            STEEL_OK ||
+        steel_batch_read_world_stats(batch, sizeof(steel_world_stats), out.stats.data(),
+                                     uint32_t(out.stats.size()), &worlds) != STEEL_OK)
         fuzz::die("reading results failed");
     if (emulated) *emulated = fuzz::emulated_solve<Result>(batch, options, "fuzz_paths_agree");
     steel_batch_destroy(batch);
@@ -357,7 +382,8 @@ bool solve(const Scene& s, steel_solve_options options, int32_t path, Result& ou
 
 double max_abs(const double* x, uint32_t count) {
     double most = 0;
-    for (uint32_t k = 0; k < count; ++k) most = std::max(most, std::fabs(x[k]));
+    for (uint32_t k = 0; k < count; ++k)
+        most = std::max(most, std::fabs(x[k]));
     return most;
 }
 
@@ -420,8 +446,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // this nudge moves the answer (a 1e-13 nudge is a thousand times rounding; one fixed
     // pattern may miss the most sensitive direction, hence a margin of 10 below).
     Scene nudged_scene = scene;
-    for (size_t k = 0; k < nudged_scene.bias.size(); ++k) nudged_scene.bias[k] *= 1 + (k % 2 ? 1e-13 : -1e-13);
-    for (size_t k = 0; k < nudged_scene.v_hat.size(); ++k) nudged_scene.v_hat[k] *= 1 + (k % 3 ? -1e-13 : 1e-13);
+    for (size_t k = 0; k < nudged_scene.bias.size(); ++k)
+        nudged_scene.bias[k] *= 1 + (k % 2 ? 1e-13 : -1e-13);
+    for (size_t k = 0; k < nudged_scene.v_hat.size(); ++k)
+        nudged_scene.v_hat[k] *= 1 + (k % 3 ? -1e-13 : 1e-13);
     if (!solve(nudged_scene, options, STEEL_PATH_GENERAL, nudged)) return 0;
 
     const Pairing paths{general, dense, "general", "dense",
@@ -437,7 +465,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const uint32_t m = scene.rows[w], n = scene.dofs[w];
         const uint64_t values_of_world = [&] {
             uint64_t count = 0;
-            for (uint64_t k = 2 * row0; k < 2 * (row0 + m); ++k) count += scene.block_length[k];
+            for (uint64_t k = 2 * row0; k < 2 * (row0 + m); ++k)
+                count += scene.block_length[k];
             return count;
         }();
         const Posedness posed = well_posed(scene, w, row0, value0, options);
@@ -450,7 +479,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // A world whose rows pre-elimination removed entirely has nothing left to sweep; such a
         // world runs the general path (zero rows) whatever was forced.
         bool all_bilateral = true;
-        for (uint32_t i = 0; i < m; ++i) all_bilateral &= scene.kind[row0 + i] == STEEL_ROW_BILATERAL;
+        for (uint32_t i = 0; i < m; ++i)
+            all_bilateral &= scene.kind[row0 + i] == STEEL_ROW_BILATERAL;
         const bool nothing_left = options.enable_bilateral_preelimination && all_bilateral;
         if (general.stats[w].path != STEEL_PATH_GENERAL ||
             (dense.stats[w].path != STEEL_PATH_DENSE && !nothing_left))
@@ -460,10 +490,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         double impulse_sensitivity = 0, velocity_sensitivity = 0;
         for (uint32_t i = 0; i < m; ++i)
             impulse_sensitivity =
-                std::max(impulse_sensitivity, std::fabs(nudged.impulses[row0 + i] - general.impulses[row0 + i]));
+                std::max(impulse_sensitivity,
+                         std::fabs(nudged.impulses[row0 + i] - general.impulses[row0 + i]));
         for (uint32_t k = 0; k < n; ++k)
             velocity_sensitivity =
-                std::max(velocity_sensitivity, std::fabs(nudged.velocities[dof0 + k] - general.velocities[dof0 + k]));
+                std::max(velocity_sensitivity,
+                         std::fabs(nudged.velocities[dof0 + k] - general.velocities[dof0 + k]));
         const auto compare = [&](const Pairing& pair) {
             const steel_world_stats &stats_a = pair.a.stats[w], &stats_b = pair.b.stats[w];
             if (stats_a.sweeps != stats_b.sweeps)

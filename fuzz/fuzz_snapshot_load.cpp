@@ -36,15 +36,18 @@ bool same_numbers(const std::vector<double>& a, const std::vector<double>& b, bo
 // Saves a loaded batch and checks that the saved snapshot decodes to what the input decoded to.
 void check_round_trip(steel_batch batch, const uint8_t* data, size_t size) {
     uint64_t saved_size = 0;
-    if (steel_batch_save_memory(batch, nullptr, 0, &saved_size) != STEEL_OK) fuzz::die("save size query failed");
+    if (steel_batch_save_memory(batch, nullptr, 0, &saved_size) != STEEL_OK)
+        fuzz::die("save size query failed");
     std::vector<uint8_t> saved(saved_size);
     if (steel_batch_save_memory(batch, saved.data(), saved.size(), &saved_size) != STEEL_OK)
         fuzz::die("save failed");
     const steel::snapshot::Snapshot in = steel::snapshot::decode(data, size, "fuzz");
-    const steel::snapshot::Snapshot out = steel::snapshot::decode(saved.data(), saved.size(), "fuzz");
+    const steel::snapshot::Snapshot out =
+        steel::snapshot::decode(saved.data(), saved.size(), "fuzz");
     // The loaded batch normalizes what an upload normalizes (unused bounds, absent arrays), so
     // compare what must survive exactly: counts, the values every row has, and the outputs.
-    if (in.has_rows != out.has_rows || in.solved != out.solved || in.desc.world_count != out.desc.world_count ||
+    if (in.has_rows != out.has_rows || in.solved != out.solved ||
+        in.desc.world_count != out.desc.world_count ||
         std::memcmp(&in.options, &out.options, sizeof(in.options)) != 0)
         fuzz::die("a saved loaded batch decodes to a different desc, options or state");
     const bool f32 = in.desc.precision == STEEL_PRECISION_FLOAT32;
@@ -139,7 +142,8 @@ void load_and_check(const uint8_t* data, size_t size) {
             fuzz::die("a refused load has no message naming steel_batch_load_memory");
         return;
     }
-    if (batch.id == 0 || steel_last_error_message()[0] != '\0') fuzz::die("a load succeeded without a batch");
+    if (batch.id == 0 || steel_last_error_message()[0] != '\0')
+        fuzz::die("a load succeeded without a batch");
     check_round_trip(batch, data, size);
     const steel::snapshot::Snapshot decoded = steel::snapshot::decode(data, size, "fuzz");
     read_loaded_outputs(batch, decoded.desc.world_count);
@@ -147,9 +151,11 @@ void load_and_check(const uint8_t* data, size_t size) {
     // Solve, with the sweeps capped so that a recorded iterations = 4e9 cannot hang the fuzzer.
     steel_solve_options options;
     steel_solve_options_default(&options);
-    if (steel_batch_get_options(batch, &options) != STEEL_OK) fuzz::die("get_options failed on a loaded batch");
+    if (steel_batch_get_options(batch, &options) != STEEL_OK)
+        fuzz::die("get_options failed on a loaded batch");
     options.iterations = std::min(options.iterations, 8u);
-    if (steel_batch_set_options(batch, &options) != STEEL_OK) fuzz::die("a loaded batch refuses its own options");
+    if (steel_batch_set_options(batch, &options) != STEEL_OK)
+        fuzz::die("a loaded batch refuses its own options");
     const steel_status solved = steel_batch_solve(batch);
     // The propagation response may refuse what it cannot walk (rows without a scene, cone
     // friction, an articulated inertia that is not positive definite), with a message.

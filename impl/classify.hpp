@@ -27,7 +27,8 @@ namespace steel {
 // GPU, where it has not been measured.
 constexpr uint32_t kDenseAutoMaxRows = 4;
 
-STEEL_HOST_DEVICE inline int32_t classify_world(int32_t requested_path, uint32_t row_count, uint64_t value_count) {
+STEEL_HOST_DEVICE inline int32_t classify_world(int32_t requested_path, uint32_t row_count,
+                                                uint64_t value_count) {
     if (row_count == 0) return STEEL_PATH_GENERAL;
     if (requested_path == STEEL_PATH_GENERAL) return STEEL_PATH_GENERAL;
     if (requested_path == STEEL_PATH_DENSE)

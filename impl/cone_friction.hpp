@@ -46,9 +46,9 @@ STEEL_HOST_DEVICE inline ConeSolve<Real> cone_shifted_solve(Real a00, Real a01, 
 }
 
 template <class Real>
-STEEL_HOST_DEVICE inline ConeStep<Real> cone_block_update(Real error0, Real error1, Real impulse0, Real impulse1,
-                                                          Real a00, Real a01, Real a10, Real a11, Real friction,
-                                                          Real normal_impulse) {
+STEEL_HOST_DEVICE inline ConeStep<Real>
+cone_block_update(Real error0, Real error1, Real impulse0, Real impulse1, Real a00, Real a01,
+                  Real a10, Real a11, Real friction, Real normal_impulse) {
     const Real det = a00 * a11 - a01 * a10;
     Real x0 = impulse0 - (a11 * error0 - a01 * error1) / det;
     Real x1 = impulse1 - (a00 * error1 - a10 * error0) / det;

@@ -18,7 +18,8 @@ inline uint64_t dense_scratch_size(uint32_t row_count, uint32_t dof_count) {
 // left zeroed. The entries the row update reads directly (J.Y on the diagonal, a cone pair's
 // cross terms) are the stored ones, so both paths share them exactly.
 template <class Real>
-STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs, Real* column) {
+STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs,
+                                                  Real* column) {
     const uint32_t m = rows.row_count;
     for (uint32_t j = 0; j < m; ++j) {
         row_axpy(rows, j, rows.response, Real(1), column); // column = Y_j
@@ -48,8 +49,9 @@ STEEL_HOST_DEVICE inline RowError<Real> dense_row_error(const Real* a, const Rea
 }
 
 template <class Real>
-STEEL_HOST_DEVICE inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
-                                                      const SolveParams<Real>& params, Real* impulse) {
+STEEL_HOST_DEVICE inline SweepResult<Real>
+dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
+            const SolveParams<Real>& params, Real* impulse) {
     SweepResult<Real> result;
     const uint32_t m = rows.row_count;
     for (uint32_t i = 0; i < m;) {

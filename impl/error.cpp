@@ -19,6 +19,8 @@ std::string format(const char* fmt, ...) {
     return text;
 }
 
-void fail(steel_status status, std::string message) { throw Error{status, std::move(message)}; }
+void fail(steel_status status, std::string message) {
+    throw Error{status, std::move(message)};
+}
 
 } // namespace steel

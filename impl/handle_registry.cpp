@@ -30,9 +30,11 @@ Slot& live_slot(Registry& reg, uint64_t id, const char* where) {
     if (id == 0) fail(STEEL_ERROR_INVALID_HANDLE, format("%s: the batch handle is null", where));
     const uint64_t slot = (id & 0xffffffffu) - 1;
     const uint32_t generation = uint32_t(id >> 32);
-    if (slot >= reg.slots.size() || reg.slots[slot].generation != generation || !reg.slots[slot].batch)
+    if (slot >= reg.slots.size() || reg.slots[slot].generation != generation ||
+        !reg.slots[slot].batch)
         fail(STEEL_ERROR_INVALID_HANDLE,
-             format("%s: batch handle 0x%016" PRIx64 " is not a live batch (destroyed, or never created)",
+             format("%s: batch handle 0x%016" PRIx64
+                    " is not a live batch (destroyed, or never created)",
                     where, id));
     return reg.slots[slot];
 }

@@ -30,31 +30,35 @@ constexpr double kMomentumSlowRatio = 0.9;
 template <class Real> struct MomentumState {
     Real t = 1;
     double last_residual = 0; // residual of the previous sweep
-    Real* start;             // [m] y_{k-1}: impulses at the start of the current sweep
-    Real* previous;          // [m] x_{k-1}
-    Real* previous_velocity; // [n] v(x_{k-1}), or null when v is not kept live (dense path)
+    Real* start;              // [m] y_{k-1}: impulses at the start of the current sweep
+    Real* previous;           // [m] x_{k-1}
+    Real* previous_velocity;  // [n] v(x_{k-1}), or null when v is not kept live (dense path)
 };
 
 // Before a sweep: remember where it starts.
 template <class Real>
-STEEL_HOST_DEVICE inline void momentum_begin_sweep(MomentumState<Real>& state, const Real* impulse, uint32_t m) {
-    for (uint32_t i = 0; i < m; ++i) state.start[i] = impulse[i];
+STEEL_HOST_DEVICE inline void momentum_begin_sweep(MomentumState<Real>& state, const Real* impulse,
+                                                   uint32_t m) {
+    for (uint32_t i = 0; i < m; ++i)
+        state.start[i] = impulse[i];
 }
 
 // Drops the momentum: the next extrapolation starts afresh from these impulses.
 template <class Real>
-STEEL_HOST_DEVICE inline void momentum_restart(MomentumState<Real>& state, const Real* impulse, uint32_t m,
-                                               const Real* velocity, uint32_t n) {
+STEEL_HOST_DEVICE inline void momentum_restart(MomentumState<Real>& state, const Real* impulse,
+                                               uint32_t m, const Real* velocity, uint32_t n) {
     state.t = 1;
-    for (uint32_t i = 0; i < m; ++i) state.previous[i] = impulse[i];
+    for (uint32_t i = 0; i < m; ++i)
+        state.previous[i] = impulse[i];
     if (state.previous_velocity)
-        for (uint32_t k = 0; k < n; ++k) state.previous_velocity[k] = velocity[k];
+        for (uint32_t k = 0; k < n; ++k)
+            state.previous_velocity[k] = velocity[k];
 }
 
 // At the start of the solve: x_{-1} = x_0, the starting impulses.
 template <class Real>
-STEEL_HOST_DEVICE inline void momentum_reset(MomentumState<Real>& state, const Real* impulse, uint32_t m,
-                                             const Real* velocity, uint32_t n) {
+STEEL_HOST_DEVICE inline void momentum_reset(MomentumState<Real>& state, const Real* impulse,
+                                             uint32_t m, const Real* velocity, uint32_t n) {
     state.last_residual = INFINITY;
     momentum_restart(state, impulse, m, velocity, n);
 }
@@ -101,10 +105,12 @@ STEEL_HOST_DEVICE inline void momentum_extrapolate_values(Real* values, Real* pr
 // After a sweep that another follows: extrapolate impulse (and velocity, if kept live) in
 // place. Returns true if the momentum was restarted instead.
 template <class Real>
-STEEL_HOST_DEVICE inline bool momentum_extrapolate(MomentumState<Real>& state, double residual, Real* impulse,
-                                                   uint32_t m, Real* velocity, uint32_t n) {
+STEEL_HOST_DEVICE inline bool momentum_extrapolate(MomentumState<Real>& state, double residual,
+                                                   Real* impulse, uint32_t m, Real* velocity,
+                                                   uint32_t n) {
     Real alignment = 0;
-    for (uint32_t i = 0; i < m; ++i) alignment += (impulse[i] - state.start[i]) * (impulse[i] - state.previous[i]);
+    for (uint32_t i = 0; i < m; ++i)
+        alignment += (impulse[i] - state.start[i]) * (impulse[i] - state.previous[i]);
     const MomentumDecision<Real> decision = momentum_decide(state, residual, alignment);
     if (decision.move != MomentumMove::extrapolate) {
         momentum_restart(state, impulse, m, velocity, n);

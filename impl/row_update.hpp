@@ -130,8 +130,9 @@ update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& pa
         const Real soft0 = error0.total() + c0 * impulse[i],
                    soft1 = error1.total() + c1 * impulse[k];
         const Real a00 = rows.jy[i] + c0, a11 = rows.jy[k] + c1;
-        const ConeStep<Real> next = cone_block_update(soft0, soft1, impulse[i], impulse[k], a00, rows.cone_cross_01[i],
-                                                      rows.cone_cross_10[i], a11, rows.friction[i], normal_impulse);
+        const ConeStep<Real> next =
+            cone_block_update(soft0, soft1, impulse[i], impulse[k], a00, rows.cone_cross_01[i],
+                              rows.cone_cross_10[i], a11, rows.friction[i], normal_impulse);
         step[0] = next.impulse0 - impulse[i];
         step[1] = next.impulse1 - impulse[k];
         impulse[i] = next.impulse0;

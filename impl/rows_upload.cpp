@@ -18,8 +18,12 @@ namespace {
 
 constexpr const char* kWhere = kRowsUploadName;
 
-const char* precision_name(float) { return "float32"; }
-const char* precision_name(double) { return "float64"; }
+const char* precision_name(float) {
+    return "float32";
+}
+const char* precision_name(double) {
+    return "float64";
+}
 
 [[noreturn]] void bad(const std::string& message) {
     fail(STEEL_ERROR_INVALID_ARGUMENT, std::string(kWhere) + ": " + message);
@@ -57,13 +61,15 @@ template <class Real> void check_cone_pairs(const RowSet<Real>& set, uint32_t w)
         const uint64_t r = set.world_row_offset[w] + uint64_t(i);
         if (set.kind[r] != STEEL_ROW_FRICTION_CONE) continue;
         if (i + 1 >= m || set.kind[r + 1] != STEEL_ROW_FRICTION_CONE)
-            bad(format("%s: a FRICTION_CONE row must be followed by its partner, another FRICTION_CONE row",
+            bad(format("%s: a FRICTION_CONE row must be followed by its partner, another "
+                       "FRICTION_CONE row",
                        row_place(w, i, r).c_str()));
         if (set.normal_row[r + 1] != set.normal_row[r] || set.friction[r + 1] != set.friction[r])
-            bad(format("%s: the FRICTION_CONE pair's second row has normal_row = %d and friction = %g, "
-                       "the first %d and %g; they must match",
-                       row_place(w, i + 1, r + 1).c_str(), set.normal_row[r + 1], double(set.friction[r + 1]),
-                       set.normal_row[r], double(set.friction[r])));
+            bad(format(
+                "%s: the FRICTION_CONE pair's second row has normal_row = %d and friction = %g, "
+                "the first %d and %g; they must match",
+                row_place(w, i + 1, r + 1).c_str(), set.normal_row[r + 1],
+                double(set.friction[r + 1]), set.normal_row[r], double(set.friction[r])));
         ++i; // the partner
     }
 }
@@ -74,20 +80,24 @@ template <class Real> void check_cone_pairs(const RowSet<Real>& set, uint32_t w)
 template <class Real> void compute_cone_cross_terms(RowSet<Real>& set, uint32_t w) {
     const WorldRows<Real> rows = world_rows(set, w);
     const uint64_t row0 = set.world_row_offset[w];
-    std::fill(set.cone_cross_01.begin() + long(row0), set.cone_cross_01.begin() + long(row0 + rows.row_count), Real(0));
-    std::fill(set.cone_cross_10.begin() + long(row0), set.cone_cross_10.begin() + long(row0 + rows.row_count), Real(0));
+    std::fill(set.cone_cross_01.begin() + long(row0),
+              set.cone_cross_01.begin() + long(row0 + rows.row_count), Real(0));
+    std::fill(set.cone_cross_10.begin() + long(row0),
+              set.cone_cross_10.begin() + long(row0 + rows.row_count), Real(0));
     for (uint32_t i = 0; i + 1 < rows.row_count; ++i) {
         if (rows.kind[i] != STEEL_ROW_FRICTION_CONE) continue;
         const uint64_t r = row0 + uint64_t(i);
         set.cone_cross_01[r] = dense_entry(rows, i, i + 1);
         set.cone_cross_10[r] = dense_entry(rows, i + 1, i);
-        const Real a00 = set.jy[r] + set.regularization[r], a11 = set.jy[r + 1] + set.regularization[r + 1];
+        const Real a00 = set.jy[r] + set.regularization[r],
+                   a11 = set.jy[r + 1] + set.regularization[r + 1];
         const Real det = a00 * a11 - set.cone_cross_01[r] * set.cone_cross_10[r];
         // Relative: tangents a hair from parallel give a determinant of rounding size, and
         // every block step would amplify rounding by its inverse (found by fuzz_paths_agree).
         const Real relative_floor = sizeof(Real) == 4 ? Real(1e-5) : Real(1e-12);
         if (!(a00 > 0) || !(det > relative_floor * a00 * a11) || !std::isfinite(det))
-            bad(format("%s: the FRICTION_CONE pair's 2x2 block of A has determinant %g; it must be positive "
+            bad(format("%s: the FRICTION_CONE pair's 2x2 block of A has determinant %g; it must be "
+                       "positive "
                        "definite and not nearly singular (are the two tangent rows parallel?)",
                        row_place(w, i, r).c_str(), double(det)));
         ++i;
@@ -109,8 +119,9 @@ template <class Real> void copy_velocity(const Part& part, RowSet<Real>& set, ui
     for (uint32_t k = 0; k < desc.world_dof_counts[w - part.world0]; ++k) {
         const uint64_t dof = set.world_dof_offset[w] + uint64_t(k);
         set.unconstrained_velocity[dof] =
-            finite_value<Real>(desc.unconstrained_velocity[dof - part.dof0],
-                               [&] { return format("world %u, dof %u: unconstrained_velocity", w, k); });
+            finite_value<Real>(desc.unconstrained_velocity[dof - part.dof0], [&] {
+                return format("world %u, dof %u: unconstrained_velocity", w, k);
+            });
     }
 }
 
@@ -131,20 +142,23 @@ template <class Real> void copy_structure(const Part& part, RowSet<Real>& set, u
             begin[k] = desc.block_offset[2 * local + k];
             end[k] = begin[k] + length;
             if (length > 0 && end[k] > n)
-                bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64 ") but the world has %u", place().c_str(),
-                           k, begin[k], end[k], n));
+                bad(format("%s: block %d covers DOFs [%" PRIu64 ", %" PRIu64
+                           ") but the world has %u",
+                           place().c_str(), k, begin[k], end[k], n));
             // An unused block (length 0) may carry any offset in the upload; store 0 so the
             // kernels never form a pointer outside the world's arrays (x + offset is computed
             // before the length is looked at). Found by fuzz/fuzz_solve_rows.
             set.block_length[2 * r + k] = length;
             set.block_offset[2 * r + k] = length > 0 ? uint32_t(begin[k]) : 0;
         }
-        if (set.block_length[2 * r] > 0 && set.block_length[2 * r + 1] > 0 && begin[0] < end[1] && begin[1] < end[0])
-            bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64 ") overlap",
+        if (set.block_length[2 * r] > 0 && set.block_length[2 * r + 1] > 0 && begin[0] < end[1] &&
+            begin[1] < end[0])
+            bad(format("%s: blocks 0 [%" PRIu64 ", %" PRIu64 ") and 1 [%" PRIu64 ", %" PRIu64
+                       ") overlap",
                        place().c_str(), begin[0], end[0], begin[1], end[1]));
         if (set.value_offset[r + 1] - part.value0 > desc.value_count)
-            bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values", place().c_str(),
-                       desc.value_count));
+            bad(format("%s: the rows' blocks need more than value_count = %" PRIu64 " values",
+                       place().c_str(), desc.value_count));
 
         const int32_t kind = desc.kind[local];
         set.kind[r] = kind;
@@ -171,11 +185,13 @@ template <class Real> void copy_structure(const Part& part, RowSet<Real>& set, u
             require(desc.friction, "friction", "there are friction rows");
             const int32_t normal = desc.normal_row[local];
             if (normal < 0 || uint32_t(normal) >= m)
-                bad(format("%s: normal_row = %d is outside the world's rows [0, %u)", place().c_str(), normal, m));
-            const int32_t normal_kind = desc.kind[set.world_row_offset[w] - part.row0 + uint64_t(normal)];
+                bad(format("%s: normal_row = %d is outside the world's rows [0, %u)",
+                           place().c_str(), normal, m));
+            const int32_t normal_kind =
+                desc.kind[set.world_row_offset[w] - part.row0 + uint64_t(normal)];
             if (normal_kind != STEEL_ROW_CONTACT_NORMAL)
-                bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL", place().c_str(),
-                           normal, normal_kind));
+                bad(format("%s: normal_row = %d is a row of kind %d, not STEEL_ROW_CONTACT_NORMAL",
+                           place().c_str(), normal, normal_kind));
             const double mu = desc.friction[local];
             if (!std::isfinite(mu) || mu < 0)
                 bad(format("%s: friction = %g must be finite and >= 0", place().c_str(), mu));
@@ -194,22 +210,25 @@ template <class Real> void copy_numbers(const Part& part, RowSet<Real>& set, uin
         const auto place = [&] { return row_place(w, i, r); };
         for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v) {
             const uint64_t k = v - set.value_offset[r];
-            set.jacobian[v] = finite_value<Real>(desc.jacobian[v - part.value0],
-                                                 [&] { return place() + format(": jacobian[%" PRIu64 "]", k); });
-            set.response[v] = finite_value<Real>(desc.response[v - part.value0],
-                                                 [&] { return place() + format(": response[%" PRIu64 "]", k); });
+            set.jacobian[v] = finite_value<Real>(desc.jacobian[v - part.value0], [&] {
+                return place() + format(": jacobian[%" PRIu64 "]", k);
+            });
+            set.response[v] = finite_value<Real>(desc.response[v - part.value0], [&] {
+                return place() + format(": response[%" PRIu64 "]", k);
+            });
         }
         set.bias[r] = finite_value<Real>(desc.bias[local], [&] { return place() + ": bias"; });
         set.regularization[r] = Real(0);
         if (desc.regularization) {
             const double c = desc.regularization[local];
             if (!(c >= 0)) bad(format("%s: regularization = %g must be >= 0", place().c_str(), c));
-            set.regularization[r] = finite_value<Real>(c, [&] { return place() + ": regularization"; });
+            set.regularization[r] =
+                finite_value<Real>(c, [&] { return place() + ": regularization"; });
         }
         set.initial_impulse[r] =
-            desc.initial_impulse
-                ? finite_value<Real>(desc.initial_impulse[local], [&] { return place() + ": initial_impulse"; })
-                : Real(0);
+            desc.initial_impulse ? finite_value<Real>(desc.initial_impulse[local],
+                                                      [&] { return place() + ": initial_impulse"; })
+                                 : Real(0);
         // J.Y: J and Y share the row's layout, so it is a plain dot product of the two value runs.
         Real sum = 0;
         for (uint64_t v = set.value_offset[r]; v < set.value_offset[r + 1]; ++v)
@@ -219,8 +238,8 @@ template <class Real> void copy_numbers(const Part& part, RowSet<Real>& set, uin
 }
 
 template <class Real>
-void check_world_denominators(const RowSet<Real>& set, uint32_t w, double cfm, double contact_regularization,
-                              const char* where) {
+void check_world_denominators(const RowSet<Real>& set, uint32_t w, double cfm,
+                              double contact_regularization, const char* where) {
     for (uint32_t i = 0; i < set.row_count(w); ++i) {
         const uint64_t r = set.world_row_offset[w] + uint64_t(i);
         // The same choice of c and d the row update makes (row_update.hpp).
@@ -230,15 +249,17 @@ void check_world_denominators(const RowSet<Real>& set, uint32_t w, double cfm, d
         const Real d = cone ? set.jy[r] + c : row_denominator(set.jy[r], c, Real(cfm));
         if (!(d > 0) || !std::isfinite(d))
             fail(STEEL_ERROR_INVALID_ARGUMENT,
-                 format("%s: %s: J.Y + %s = %g must be positive and finite (J.Y = %g; is Y = H^-1 J^T?)", where,
-                        row_place(w, i, r).c_str(), c > 0 || cone ? "regularization" : "cfm", double(d),
-                        double(set.jy[r])));
+                 format("%s: %s: J.Y + %s = %g must be positive and finite (J.Y = %g; is Y = H^-1 "
+                        "J^T?)",
+                        where, row_place(w, i, r).c_str(), c > 0 || cone ? "regularization" : "cfm",
+                        double(d), double(set.jy[r])));
     }
 }
 
 // Calls phase(w) for every world: in runs on the pool (ThreadPool::for_each_run, which reports
 // the first bad world whatever the thread count), or in order on this thread.
-template <class Phase> void for_each_world(ThreadPool* pool, uint32_t world_count, const Phase& phase) {
+template <class Phase>
+void for_each_world(ThreadPool* pool, uint32_t world_count, const Phase& phase) {
     if (!pool) {
         for (uint32_t w = 0; w < world_count; ++w)
             phase(w);
@@ -253,13 +274,15 @@ template <class Phase> void for_each_world(ThreadPool* pool, uint32_t world_coun
 } // namespace
 
 template <class Real>
-void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint32_t batch_world_count, double cfm,
-                        double contact_regularization, RowSet<Real>& set, ThreadPool* pool) {
+void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count,
+                        uint32_t batch_world_count, double cfm, double contact_regularization,
+                        RowSet<Real>& set, ThreadPool* pool) {
     uint64_t world_total = 0;
     for (uint32_t p = 0; p < part_count; ++p)
         world_total += parts[p].world_count;
     if (world_total != batch_world_count)
-        bad(format("world_count is %" PRIu64 " but the batch has %u worlds", world_total, batch_world_count));
+        bad(format("world_count is %" PRIu64 " but the batch has %u worlds", world_total,
+                   batch_world_count));
     const uint32_t world_count = batch_world_count;
 
     // Where each part starts, each world's part, and the batch's offsets; the parts' pointers.
@@ -284,10 +307,12 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
             total_dofs += desc.world_dof_counts[k];
             total_rows += desc.world_row_counts[k];
             if (total_dofs > UINT32_MAX || total_rows > UINT32_MAX)
-                bad(format("world %u: the batch's total DOF or row count passes 2^32 - 1", next_world));
+                bad(format("world %u: the batch's total DOF or row count passes 2^32 - 1",
+                           next_world));
         }
         const uint64_t dofs = total_dofs - part[p].dof0, rows = total_rows - part[p].row0;
-        if (dofs > 0) require(desc.unconstrained_velocity, "unconstrained_velocity", "there are DOFs");
+        if (dofs > 0)
+            require(desc.unconstrained_velocity, "unconstrained_velocity", "there are DOFs");
         if (rows > 0) {
             require(desc.block_offset, "block_offset", "there are rows");
             require(desc.block_length, "block_length", "there are rows");
@@ -308,8 +333,9 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
     set.block_length.resize(2 * total_rows);
     set.block_offset.resize(2 * total_rows);
     set.value_offset.resize(total_rows + 1);
-    for (std::vector<Real>* array : {&set.bias, &set.lower, &set.upper, &set.friction, &set.regularization,
-                                     &set.initial_impulse, &set.jy, &set.cone_cross_01, &set.cone_cross_10})
+    for (std::vector<Real>* array :
+         {&set.bias, &set.lower, &set.upper, &set.friction, &set.regularization,
+          &set.initial_impulse, &set.jy, &set.cone_cross_01, &set.cone_cross_10})
         array->resize(total_rows);
     set.kind.resize(total_rows);
     set.normal_row.resize(total_rows);
@@ -322,7 +348,8 @@ void build_row_set_into(const steel_rows_desc* parts, uint32_t part_count, uint3
         for (uint64_t r = part[p].row0; r < end; ++r) {
             const uint64_t local = r - part[p].row0;
             set.value_offset[r] = value_total;
-            value_total += uint64_t(parts[p].block_length[2 * local]) + parts[p].block_length[2 * local + 1];
+            value_total +=
+                uint64_t(parts[p].block_length[2 * local]) + parts[p].block_length[2 * local + 1];
         }
     }
     set.value_offset[total_rows] = value_total;
@@ -388,7 +415,8 @@ RowSet<Real> build_row_set(const steel_rows_desc& desc, uint32_t batch_world_cou
 }
 
 template <class Real>
-void check_denominators(const RowSet<Real>& set, double cfm, double contact_regularization, const char* where) {
+void check_denominators(const RowSet<Real>& set, double cfm, double contact_regularization,
+                        const char* where) {
     for (uint32_t w = 0; w < set.world_count; ++w)
         check_world_denominators(set, w, cfm, contact_regularization, where);
 }

@@ -19,7 +19,9 @@ template <class Real>
 STEEL_HOST_DEVICE inline Real row_regularization(const WorldRows<Real>& rows, uint32_t row,
                                                  const SolveParams<Real>& params) {
     const Real c = rows.regularization[row];
-    return c == Real(0) && rows.kind[row] == STEEL_ROW_CONTACT_NORMAL ? params.contact_regularization : c;
+    return c == Real(0) && rows.kind[row] == STEEL_ROW_CONTACT_NORMAL
+               ? params.contact_regularization
+               : c;
 }
 
 } // namespace steel

@@ -67,7 +67,8 @@ STEEL_HOST_DEVICE inline Real row_dot(const WorldRows<Real>& rows, uint32_t row,
     for (int block = 0; block < 2; ++block) {
         const Real* xs = x + rows.block_offset[2 * row + block];
         const uint32_t length = rows.block_length[2 * row + block];
-        for (uint32_t k = 0; k < length; ++k) sum += value[k] * xs[k];
+        for (uint32_t k = 0; k < length; ++k)
+            sum += value[k] * xs[k];
         value += length;
     }
     return sum;
@@ -75,13 +76,14 @@ STEEL_HOST_DEVICE inline Real row_dot(const WorldRows<Real>& rows, uint32_t row,
 
 // x += scale * (row's values), scattered over its blocks.
 template <class Real>
-STEEL_HOST_DEVICE inline void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values,
-                                       Real scale, Real* x) {
+STEEL_HOST_DEVICE inline void row_axpy(const WorldRows<Real>& rows, uint32_t row,
+                                       const Real* values, Real scale, Real* x) {
     const Real* value = values + rows.value_offset[row];
     for (int block = 0; block < 2; ++block) {
         Real* xs = x + rows.block_offset[2 * row + block];
         const uint32_t length = rows.block_length[2 * row + block];
-        for (uint32_t k = 0; k < length; ++k) xs[k] += scale * value[k];
+        for (uint32_t k = 0; k < length; ++k)
+            xs[k] += scale * value[k];
         value += length;
     }
 }

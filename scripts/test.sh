@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds Steel and runs every test twice, and the doctest suite a third time:
+# Checks that every source is formatted by .clang-format (scripts/format.sh --check), then builds
+# Steel and runs every test twice, and the doctest suite a third time:
 #   1. a Release build in build/ (library, tests, benchmarks, examples), then ctest;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then ctest;
 #   3. a ThreadSanitizer build of the library and steel_tests in build-tsan/, then steel_tests:
@@ -62,8 +63,9 @@ run_ctest() {
 # interpreter; mono-mcs and mono-runtime build and run the C# example; gnuplot-nox draws the Lua
 # experiments' PNGs. cargo is not a Debian package here: the Rust example uses the machine's
 # (rustup's, found on PATH or in ~/.cargo/bin) and its tests report SKIP where there is none.
+# clang-format-14 checks the formatting.
 ensure_packages cmake g++ make doctest-dev pkg-config binutils flatbuffers-compiler libflatbuffers-dev \
-    liblua5.4-dev lua5.4 mono-mcs mono-runtime gnuplot-nox
+    liblua5.4-dev lua5.4 mono-mcs mono-runtime gnuplot-nox clang-format-14
 
 # The SIMD widths this machine has, from the kernel's view of the processor: the tests that
 # compare the widths fail, instead of skipping, one the library does not detect (tests/support.hpp).
@@ -71,6 +73,9 @@ isas=""
 if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then isas="avx2"; fi
 if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then isas="$isas,avx512"; fi
 export STEEL_TEST_REQUIRE_ISAS="${STEEL_TEST_REQUIRE_ISAS-$isas}"
+
+echo "== Formatting (scripts/format.sh --check)"
+bash scripts/format.sh --check
 
 echo "== [1/3] Release build in $build_dir"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSTEEL_SANITIZE=OFF \

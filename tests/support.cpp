@@ -41,7 +41,8 @@ Solved read_all(steel_batch batch) {
     uint32_t worlds = 0;
     REQUIRE_OK(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), nullptr, 0, &worlds));
     solved.stats.resize(worlds);
-    REQUIRE_OK(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), solved.stats.data(), worlds, &worlds));
+    REQUIRE_OK(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), solved.stats.data(),
+                                            worlds, &worlds));
     return solved;
 }
 
@@ -67,14 +68,16 @@ Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup) {
     return solve(builder, setup, options_for(setup));
 }
 
-std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std::vector<double>& impulses) {
+std::vector<double> velocity_from(const scenes::RowsBuilder& builder,
+                                  const std::vector<double>& impulses) {
     std::vector<double> velocity = builder.unconstrained_velocity;
     uint64_t dof0 = 0, row = 0, value = 0;
     for (uint32_t w = 0; w < builder.world_count(); ++w) {
         for (uint32_t i = 0; i < builder.row_counts[w]; ++i, ++row)
             for (int k = 0; k < 2; ++k)
                 for (uint32_t j = 0; j < builder.block_length[2 * row + k]; ++j, ++value)
-                    velocity[dof0 + builder.block_offset[2 * row + k] + j] += builder.response[value] * impulses[row];
+                    velocity[dof0 + builder.block_offset[2 * row + k] + j] +=
+                        builder.response[value] * impulses[row];
         dof0 += builder.dof_counts[w];
     }
     return velocity;
@@ -82,14 +85,16 @@ std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std:
 
 double max_abs(const std::vector<double>& values) {
     double most = 0;
-    for (double value : values) most = std::max(most, std::fabs(value));
+    for (double value : values)
+        most = std::max(most, std::fabs(value));
     return most;
 }
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
     REQUIRE(a.size() == b.size());
     double most = 0;
-    for (size_t k = 0; k < a.size(); ++k) most = std::max(most, std::fabs(a[k] - b[k]));
+    for (size_t k = 0; k < a.size(); ++k)
+        most = std::max(most, std::fabs(a[k] - b[k]));
     return most;
 }
 

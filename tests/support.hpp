@@ -55,7 +55,8 @@ Solved solve(const scenes::RowsBuilder& builder, const SolveSetup& setup,
              const steel_solve_options& options);
 
 // v-hat + Y lambda recomputed in double from the builder's own arrays.
-std::vector<double> velocity_from(const scenes::RowsBuilder& builder, const std::vector<double>& impulses);
+std::vector<double> velocity_from(const scenes::RowsBuilder& builder,
+                                  const std::vector<double>& impulses);
 
 // Checks that every world of a solve forced onto `path` reports that path (its worlds must all
 // have 1 to STEEL_DENSE_MAX_ROWS rows): a test comparing the paths would otherwise compare one

@@ -124,10 +124,12 @@ static_assert(STEEL_BODY_DYNAMIC == 0 && STEEL_BODY_STATIC == 1 && STEEL_BODY_KI
 static_assert(STEEL_FRICTION_MODEL_BOX == 0 && STEEL_FRICTION_MODEL_CONE == 1);
 static_assert(STEEL_DRIVE_MODE_AUGMENTED == 0 && STEEL_DRIVE_MODE_ROWS == 1);
 
-static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 && STEEL_ERROR_INVALID_HANDLE == -2 &&
-              STEEL_ERROR_ABI_MISMATCH == -3 && STEEL_ERROR_BUFFER_TOO_SMALL == -4 && STEEL_ERROR_UNSUPPORTED == -5 &&
-              STEEL_ERROR_OUT_OF_MEMORY == -6 && STEEL_ERROR_STRUCT_VERSION == -7 && STEEL_ERROR_NO_DATA == -8 &&
-              STEEL_ERROR_INTERNAL == -9 && STEEL_ERROR_NO_DEVICE == -10);
+static_assert(STEEL_OK == 0 && STEEL_ERROR_INVALID_ARGUMENT == -1 &&
+              STEEL_ERROR_INVALID_HANDLE == -2 && STEEL_ERROR_ABI_MISMATCH == -3 &&
+              STEEL_ERROR_BUFFER_TOO_SMALL == -4 && STEEL_ERROR_UNSUPPORTED == -5 &&
+              STEEL_ERROR_OUT_OF_MEMORY == -6 && STEEL_ERROR_STRUCT_VERSION == -7 &&
+              STEEL_ERROR_NO_DATA == -8 && STEEL_ERROR_INTERNAL == -9 &&
+              STEEL_ERROR_NO_DEVICE == -10);
 static_assert(sizeof(steel_row_values_desc) == 48);
 static_assert(offsetof(steel_row_values_desc, struct_size) == 0);
 static_assert(offsetof(steel_row_values_desc, reserved0) == 4);

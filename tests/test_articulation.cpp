@@ -16,12 +16,15 @@ using namespace steel::scene;
 
 namespace {
 
-double uniform(std::mt19937_64& rng, double lo, double hi) { return lo + (hi - lo) * scenes::uniform01(rng); }
+double uniform(std::mt19937_64& rng, double lo, double hi) {
+    return lo + (hi - lo) * scenes::uniform01(rng);
+}
 Vec3 random_vec(std::mt19937_64& rng, double scale) {
     return {uniform(rng, -scale, scale), uniform(rng, -scale, scale), uniform(rng, -scale, scale)};
 }
 Quat random_quat(std::mt19937_64& rng) {
-    return normalized({scenes::normal01(rng), scenes::normal01(rng), scenes::normal01(rng), scenes::normal01(rng)});
+    return normalized({scenes::normal01(rng), scenes::normal01(rng), scenes::normal01(rng),
+                       scenes::normal01(rng)});
 }
 
 // A random tree: a free root, then revolute, prismatic and ball joints on random parents.
@@ -43,7 +46,8 @@ ArticulationModel random_tree(std::mt19937_64& rng, uint32_t count) {
         if (i == 0) {
             joint.type = JointType::free;
         } else {
-            const JointType kinds[] = {JointType::revolute, JointType::prismatic, JointType::ball, JointType::revolute};
+            const JointType kinds[] = {JointType::revolute, JointType::prismatic, JointType::ball,
+                                       JointType::revolute};
             joint.type = kinds[rng() % 4];
             joint.parent = int32_t(rng() % i);
         }
@@ -63,7 +67,9 @@ std::vector<double> random_q(const ArticulationModel& model, std::mt19937_64& rn
         double* p = q.data() + model.position_offset[i];
         switch (model.joints[i].type) {
         case JointType::revolute:
-        case JointType::prismatic: p[0] = uniform(rng, -1, 1); break;
+        case JointType::prismatic:
+            p[0] = uniform(rng, -1, 1);
+            break;
         case JointType::free: {
             const Vec3 x = random_vec(rng, 1.0);
             p[0] = x.x, p[1] = x.y, p[2] = x.z;
@@ -75,7 +81,8 @@ std::vector<double> random_q(const ArticulationModel& model, std::mt19937_64& rn
             p[0] = r.w, p[1] = r.x, p[2] = r.y, p[3] = r.z;
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
     return q;
@@ -83,17 +90,20 @@ std::vector<double> random_q(const ArticulationModel& model, std::mt19937_64& rn
 
 std::vector<double> random_qd(const ArticulationModel& model, std::mt19937_64& rng) {
     std::vector<double> qd(model.dof_count());
-    for (double& value : qd) value = uniform(rng, -1, 1);
+    for (double& value : qd)
+        value = uniform(rng, -1, 1);
     return qd;
 }
 
-double kinetic_energy_from_bodies(const ArticulationModel& model, const Kinematics& kin, const std::vector<double>& qd) {
+double kinetic_energy_from_bodies(const ArticulationModel& model, const Kinematics& kin,
+                                  const std::vector<double>& qd) {
     const std::vector<Spatial> velocity = body_velocities(model, kin, qd);
     double energy = 0;
     for (size_t i = 0; i < model.joints.size(); ++i) {
         const Inertia& body = kin.body_inertia[i];
         const Vec3 vc = point_velocity(velocity[i], body.com);
-        energy += 0.5 * body.mass * dot(vc, vc) + 0.5 * dot(velocity[i].angular, body.inertia * velocity[i].angular);
+        energy += 0.5 * body.mass * dot(vc, vc) +
+                  0.5 * dot(velocity[i].angular, body.inertia * velocity[i].angular);
     }
     return energy;
 }
@@ -102,7 +112,8 @@ double quadratic(const std::vector<double>& h, const std::vector<double>& x) {
     const size_t n = x.size();
     double sum = 0;
     for (size_t i = 0; i < n; ++i)
-        for (size_t j = 0; j < n; ++j) sum += x[i] * h[i * n + j] * x[j];
+        for (size_t j = 0; j < n; ++j)
+            sum += x[i] * h[i * n + j] * x[j];
     return sum;
 }
 
@@ -121,7 +132,8 @@ TEST_CASE("the CRBA mass matrix equals unit-acceleration inverse dynamics, colum
             std::vector<double> unit(n, 0.0);
             unit[k] = 1;
             const std::vector<double> column = inverse_dynamics(model, kin, zero, unit, {}, {});
-            for (uint32_t i = 0; i < n; ++i) CHECK(h[size_t(i) * n + k] == doctest::Approx(column[i]).epsilon(1e-10));
+            for (uint32_t i = 0; i < n; ++i)
+                CHECK(h[size_t(i) * n + k] == doctest::Approx(column[i]).epsilon(1e-10));
         }
     }
 }
@@ -134,7 +146,8 @@ TEST_CASE("qd' H qd / 2 is the kinetic energy summed body by body") {
         const std::vector<double> qd = random_qd(model, rng);
         const Kinematics kin = forward_kinematics(model, q);
         const std::vector<double> h = mass_matrix(model, kin);
-        CHECK(0.5 * quadratic(h, qd) == doctest::Approx(kinetic_energy_from_bodies(model, kin, qd)).epsilon(1e-12));
+        CHECK(0.5 * quadratic(h, qd) ==
+              doctest::Approx(kinetic_energy_from_bodies(model, kin, qd)).epsilon(1e-12));
     }
 }
 
@@ -152,7 +165,8 @@ TEST_CASE("point Jacobians match finite differences of forward kinematics") {
         std::vector<double> row(model.dof_count(), 0.0);
         point_jacobian(model, kin, body, point, direction, row.data());
         double predicted = 0;
-        for (size_t k = 0; k < row.size(); ++k) predicted += row[k] * qd[k];
+        for (size_t k = 0; k < row.size(); ++k)
+            predicted += row[k] * qd[k];
         // Central difference of the point's position along qd.
         const double h = 1e-6;
         std::vector<double> ahead = q, behind = q;
@@ -160,7 +174,8 @@ TEST_CASE("point Jacobians match finite differences of forward kinematics") {
         integrate_positions(model, kin, behind, qd, -h);
         const Vec3 moved = apply(forward_kinematics(model, ahead).body_pose[body], local);
         const Vec3 back = apply(forward_kinematics(model, behind).body_pose[body], local);
-        CHECK(dot(direction, (1.0 / (2 * h)) * (moved - back)) == doctest::Approx(predicted).epsilon(1e-6));
+        CHECK(dot(direction, (1.0 / (2 * h)) * (moved - back)) ==
+              doctest::Approx(predicted).epsilon(1e-6));
     }
 }
 
@@ -171,11 +186,14 @@ TEST_CASE("the bias forces conserve energy: d/dt (qd' H qd / 2) = 0 with qdd = -
         const uint32_t n = model.dof_count();
         const std::vector<double> q = random_q(model, rng);
         const std::vector<double> qd = random_qd(model, rng);
-        const auto acceleration = [&](const std::vector<double>& at_q, const std::vector<double>& at_qd) {
+        const auto acceleration = [&](const std::vector<double>& at_q,
+                                      const std::vector<double>& at_qd) {
             const Kinematics kin = forward_kinematics(model, at_q);
             std::vector<double> h = mass_matrix(model, kin);
-            std::vector<double> qdd = inverse_dynamics(model, kin, at_qd, std::vector<double>(n, 0.0), {}, {});
-            for (double& value : qdd) value = -value;
+            std::vector<double> qdd =
+                inverse_dynamics(model, kin, at_qd, std::vector<double>(n, 0.0), {}, {});
+            for (double& value : qdd)
+                value = -value;
             REQUIRE(scenes::cholesky_factor(h, n));
             scenes::cholesky_solve(h, n, qdd);
             return qdd;
@@ -211,8 +229,8 @@ TEST_CASE("a free body held against gravity needs exactly its weight, through it
     model.finalize();
     std::vector<double> q = {0.3, 0.4, 1.0, 1, 0, 0, 0};
     const Kinematics kin = forward_kinematics(model, q);
-    const std::vector<double> tau =
-        inverse_dynamics(model, kin, std::vector<double>(6, 0.0), std::vector<double>(6, 0.0), {0, 0, -9.81}, {});
+    const std::vector<double> tau = inverse_dynamics(
+        model, kin, std::vector<double>(6, 0.0), std::vector<double>(6, 0.0), {0, 0, -9.81}, {});
     // Linear DOFs: the force m g upward. Angular DOFs (about the joint origin o): (c - o) x F.
     CHECK(tau[0] == doctest::Approx(0.0));
     CHECK(tau[1] == doctest::Approx(0.0));

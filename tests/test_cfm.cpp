@@ -49,7 +49,8 @@ TEST_CASE("an unregularized problem converges to the same impulses with and with
         CAPTURE(path);
         test::check_path_taken(plain, path);
         test::check_path_taken(relaxed, path);
-        for (const steel_world_stats& stats : relaxed.stats) CHECK((stats.flags & STEEL_WORLD_CONVERGED) != 0);
+        for (const steel_world_stats& stats : relaxed.stats)
+            CHECK((stats.flags & STEEL_WORLD_CONVERGED) != 0);
         const double scale = std::max(1.0, test::max_abs(plain.impulses));
         CHECK(test::max_abs_diff(plain.impulses, relaxed.impulses) <= 1e-9 * scale);
     }
@@ -80,7 +81,8 @@ TEST_CASE("a regularized row alone converges to -(J.v-hat + b)/(J.Y + c), whatev
                 CAPTURE(cfm);
                 CAPTURE(path);
                 test::check_path_taken(solved, path);
-                CHECK(solved.impulses[0] == doctest::Approx(-(kJv + 0.1) / (kJY + c)).epsilon(1e-14));
+                CHECK(solved.impulses[0] ==
+                      doctest::Approx(-(kJv + 0.1) / (kJY + c)).epsilon(1e-14));
             }
 }
 

@@ -312,7 +312,8 @@ TEST_CASE("cone rows must come in matching consecutive pairs") {
     steel_rows_desc rows = lonely.desc();
     CHECK(steel_batch_upload_rows(batch, &rows) == STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(std::string(steel_last_error_message()).find("world 0, row 1") != std::string::npos);
-    CHECK(std::string(steel_last_error_message()).find("followed by its partner") != std::string::npos);
+    CHECK(std::string(steel_last_error_message()).find("followed by its partner") !=
+          std::string::npos);
     scenes::RowsBuilder mismatched = builder;
     mismatched.friction[2] = 0.9;
     rows = mismatched.desc();
@@ -331,7 +332,9 @@ TEST_CASE("cone rows must come in matching consecutive pairs") {
     nearly.response.clear();
     for (size_t r = 0; r < 3; ++r) {
         const double angle = r == 2 ? 1e-7 : 0.0;
-        const std::vector<double> j = r == 0 ? std::vector<double>{1.0} : std::vector<double>{std::cos(angle), std::sin(angle)};
+        const std::vector<double> j = r == 0
+                                          ? std::vector<double>{1.0}
+                                          : std::vector<double>{std::cos(angle), std::sin(angle)};
         for (double value : j) {
             nearly.jacobian.push_back(value);
             nearly.response.push_back(value / kMass);

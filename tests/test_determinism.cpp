@@ -35,7 +35,8 @@ TEST_CASE("1, 2 and 8 threads give bit-identical impulses, velocities and statis
             CHECK(same_bits(one.impulses, many.impulses));
             CHECK(same_bits(one.velocities, many.velocities));
             REQUIRE(one.stats.size() == many.stats.size());
-            CHECK(std::memcmp(one.stats.data(), many.stats.data(), one.stats.size() * sizeof(steel_world_stats)) == 0);
+            CHECK(std::memcmp(one.stats.data(), many.stats.data(),
+                              one.stats.size() * sizeof(steel_world_stats)) == 0);
         }
     }
 }
@@ -43,7 +44,8 @@ TEST_CASE("1, 2 and 8 threads give bit-identical impulses, velocities and statis
 TEST_CASE("solving the same batch twice gives bit-identical results") {
     std::mt19937_64 rng(78);
     scenes::RowsBuilder builder;
-    for (uint32_t w = 0; w < 50; ++w) scenes::add_random_world(builder, rng, scenes::RandomWorldSpec{});
+    for (uint32_t w = 0; w < 50; ++w)
+        scenes::add_random_world(builder, rng, scenes::RandomWorldSpec{});
     test::SolveSetup setup;
     setup.threads = 2;
     const steel_batch batch = test::make_batch(builder, setup);

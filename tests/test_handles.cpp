@@ -7,7 +7,9 @@
 
 namespace {
 
-bool message_has(const char* needle) { return std::string(steel_last_error_message()).find(needle) != std::string::npos; }
+bool message_has(const char* needle) {
+    return std::string(steel_last_error_message()).find(needle) != std::string::npos;
+}
 
 // Every batch function, called with `batch`, must answer INVALID_HANDLE.
 void expect_every_call_rejects(steel_batch batch) {
@@ -27,7 +29,8 @@ void expect_every_call_rejects(steel_batch batch) {
     CHECK(steel_batch_solve(batch) == STEEL_ERROR_INVALID_HANDLE);
     CHECK(steel_batch_read_impulses(batch, &value, 1, &count) == STEEL_ERROR_INVALID_HANDLE);
     CHECK(steel_batch_read_velocities(batch, &value, 1, &count) == STEEL_ERROR_INVALID_HANDLE);
-    CHECK(steel_batch_read_world_stats(batch, sizeof(stats), &stats, 1, &worlds) == STEEL_ERROR_INVALID_HANDLE);
+    CHECK(steel_batch_read_world_stats(batch, sizeof(stats), &stats, 1, &worlds) ==
+          STEEL_ERROR_INVALID_HANDLE);
     CHECK(message_has("steel_batch_read_world_stats"));
 }
 
@@ -97,7 +100,8 @@ TEST_CASE("create checks its arguments") {
     if (cuda == STEEL_OK) { // a device is here (tests/test_cuda_no_device.cpp has the details)
         REQUIRE_OK(steel_batch_destroy(batch));
     } else {
-        CHECK(cuda == (steel_build_features() & STEEL_FEATURE_CUDA ? STEEL_ERROR_NO_DEVICE : STEEL_ERROR_UNSUPPORTED));
+        CHECK(cuda == (steel_build_features() & STEEL_FEATURE_CUDA ? STEEL_ERROR_NO_DEVICE
+                                                                   : STEEL_ERROR_UNSUPPORTED));
         CHECK(message_has("CUDA"));
     }
     bad = desc;
@@ -160,7 +164,8 @@ TEST_CASE("reads report the size, refuse a small buffer, and write nothing past 
 
     steel_world_stats stats[2];
     uint32_t worlds = 0;
-    CHECK(steel_batch_read_world_stats(batch, 32, stats, 2, &worlds) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_read_world_stats(batch, 32, stats, 2, &worlds) ==
+          STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats, 0, &worlds) ==
           STEEL_ERROR_BUFFER_TOO_SMALL);
     CHECK(worlds == 1);
@@ -180,7 +185,8 @@ TEST_CASE("a newer caller's bigger stats element gets our fields and zeros after
         double future[2];
     } newer[1];
     newer[0].future[0] = newer[0].future[1] = 99.0;
-    REQUIRE_OK(steel_batch_read_world_stats(batch, sizeof(NewerStats), &newer[0].known, 1, nullptr));
+    REQUIRE_OK(
+        steel_batch_read_world_stats(batch, sizeof(NewerStats), &newer[0].known, 1, nullptr));
     CHECK(newer[0].known.struct_size == sizeof(steel_world_stats));
     CHECK(newer[0].known.sweeps == 50);
     CHECK(newer[0].future[0] == 0.0);

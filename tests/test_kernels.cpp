@@ -20,7 +20,8 @@ TEST_CASE("projection onto each row kind's set") {
     CHECK(project_impulse(STEEL_ROW_BOUNDED, -5.0, -1.0, 2.0, 0.0, 0.0) == -1.0);
     CHECK(project_impulse(STEEL_ROW_BOUNDED, 5.0, -1.0, 2.0, 0.0, 0.0) == 2.0);
     CHECK(project_impulse(STEEL_ROW_BOUNDED, 0.5, -1.0, 2.0, 0.0, 0.0) == 0.5);
-    CHECK(project_impulse(STEEL_ROW_CONTACT_NORMAL, -0.5, 7.0, 9.0, 0.0, 0.0) == 0.0); // bounds ignored
+    CHECK(project_impulse(STEEL_ROW_CONTACT_NORMAL, -0.5, 7.0, 9.0, 0.0, 0.0) ==
+          0.0); // bounds ignored
     CHECK(project_impulse(STEEL_ROW_CONTACT_NORMAL, 3.0, 0.0, 0.0, 0.0, 0.0) == 3.0);
     // Friction: [-mu ln, mu ln] with the live normal impulse.
     CHECK(project_impulse(STEEL_ROW_FRICTION_BOX, 3.0, 0.0, 0.0, 0.5, 4.0) == 2.0);
@@ -34,7 +35,8 @@ TEST_CASE("projection onto each row kind's set") {
 
 TEST_CASE("projection keeps NaN visible for the non-finite check") {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (int32_t kind : {STEEL_ROW_BILATERAL, STEEL_ROW_BOUNDED, STEEL_ROW_CONTACT_NORMAL, STEEL_ROW_FRICTION_BOX})
+    for (int32_t kind :
+         {STEEL_ROW_BILATERAL, STEEL_ROW_BOUNDED, STEEL_ROW_CONTACT_NORMAL, STEEL_ROW_FRICTION_BOX})
         CHECK(std::isnan(project_impulse(kind, nan, -1.0, 1.0, 0.5, 1.0)));
 }
 
@@ -60,7 +62,8 @@ TEST_CASE("classification follows the requested path and the dense size limit") 
     CHECK(steel::classify_world(STEEL_PATH_GENERAL, 4, 24) == STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_DENSE, 4, 24) == STEEL_PATH_DENSE);
     CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) ==
+          STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
     CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 12) == STEEL_PATH_DENSE);
     // AUTO's bounds (impl/classify.hpp): at most kDenseAutoMaxRows = 4 rows, whatever L, and

@@ -9,7 +9,8 @@
 namespace {
 
 // Sweeps a stack needs to bring its residual to 1e-6 of its first sweep's residual.
-uint32_t sweeps_to_relative_tolerance(const scenes::StackSpec& spec, bool momentum, double* reached = nullptr) {
+uint32_t sweeps_to_relative_tolerance(const scenes::StackSpec& spec, bool momentum,
+                                      double* reached = nullptr) {
     scenes::RowsBuilder builder;
     scenes::add_stack_world(builder, spec);
     test::SolveSetup setup;
@@ -49,8 +50,8 @@ TEST_CASE("momentum needs fewer sweeps than plain Gauss-Seidel on every hard sta
             spec.top_mass = ratio;
             const uint32_t plain = sweeps_to_relative_tolerance(spec, false);
             const uint32_t accelerated = sweeps_to_relative_tolerance(spec, true);
-            MESSAGE("height " << height << " ratio " << ratio << ": plain " << plain << " sweeps, momentum "
-                              << accelerated);
+            MESSAGE("height " << height << " ratio " << ratio << ": plain " << plain
+                              << " sweeps, momentum " << accelerated);
             if (height >= 20 || ratio >= 100) CHECK(accelerated < plain);
         }
 }

@@ -57,11 +57,15 @@ TEST_CASE("an overflowing world is flagged, reset, and does not touch its neighb
             for (int w : {0, 2}) {
                 CHECK(solved.stats[w].flags == 0);
                 const size_t row0 = w == 0 ? 0 : 6, dof0 = w == 0 ? 0 : 6;
-                CHECK(std::memcmp(&solved.impulses[row0], reference.impulses.data(), 4 * sizeof(double)) == 0);
-                CHECK(std::memcmp(&solved.velocities[dof0], reference.velocities.data(), 4 * sizeof(double)) == 0);
+                CHECK(std::memcmp(&solved.impulses[row0], reference.impulses.data(),
+                                  4 * sizeof(double)) == 0);
+                CHECK(std::memcmp(&solved.velocities[dof0], reference.velocities.data(),
+                                  4 * sizeof(double)) == 0);
             }
-            for (double value : solved.impulses) CHECK(std::isfinite(value));
-            for (double value : solved.velocities) CHECK(std::isfinite(value));
+            for (double value : solved.impulses)
+                CHECK(std::isfinite(value));
+            for (double value : solved.velocities)
+                CHECK(std::isfinite(value));
         }
 }
 

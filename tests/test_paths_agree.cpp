@@ -42,26 +42,34 @@ std::vector<double> reference_pgs(const scenes::RowsBuilder& b, uint32_t sweeps)
         std::vector<double> A(size_t(m) * m, 0.0), rhs(m, 0.0);
         for (uint32_t i = 0; i < m; ++i) {
             for (uint32_t j = 0; j < m; ++j)
-                for (uint32_t d = 0; d < n; ++d) A[size_t(i) * m + j] += J[size_t(i) * n + d] * Y[size_t(j) * n + d];
+                for (uint32_t d = 0; d < n; ++d)
+                    A[size_t(i) * m + j] += J[size_t(i) * n + d] * Y[size_t(j) * n + d];
             rhs[i] = b.bias[row0 + i];
-            for (uint32_t d = 0; d < n; ++d) rhs[i] += J[size_t(i) * n + d] * b.unconstrained_velocity[dof0 + d];
+            for (uint32_t d = 0; d < n; ++d)
+                rhs[i] += J[size_t(i) * n + d] * b.unconstrained_velocity[dof0 + d];
         }
         double* l = lambda.data() + row0;
         for (uint32_t s = 0; s < sweeps; ++s)
             for (uint32_t i = 0; i < m; ++i) {
                 double w_i = rhs[i];
-                for (uint32_t j = 0; j < m; ++j) w_i += A[size_t(i) * m + j] * l[j];
+                for (uint32_t j = 0; j < m; ++j)
+                    w_i += A[size_t(i) * m + j] * l[j];
                 double x = l[i] - w_i / A[size_t(i) * m + i];
                 const uint64_t r = row0 + i;
                 switch (b.kind[r]) {
-                case STEEL_ROW_BOUNDED: x = std::clamp(x, b.lower[r], b.upper[r]); break;
-                case STEEL_ROW_CONTACT_NORMAL: x = std::max(x, 0.0); break;
+                case STEEL_ROW_BOUNDED:
+                    x = std::clamp(x, b.lower[r], b.upper[r]);
+                    break;
+                case STEEL_ROW_CONTACT_NORMAL:
+                    x = std::max(x, 0.0);
+                    break;
                 case STEEL_ROW_FRICTION_BOX: {
                     const double limit = b.friction[r] * l[b.normal_row[r]];
                     x = std::clamp(x, -limit, limit);
                     break;
                 }
-                default: break;
+                default:
+                    break;
                 }
                 l[i] = x;
             }
@@ -92,7 +100,8 @@ TEST_CASE("dense and matrix-free paths agree to 1e-12 relative after every sweep
         CHECK(test::max_abs_diff(general.impulses, reference) <= 1e-12 * scale);
         const double vscale = std::max(1.0, test::max_abs(general.velocities));
         CHECK(test::max_abs_diff(general.velocities, dense.velocities) <= 1e-12 * vscale);
-        for (const steel_world_stats& stats : general.stats) CHECK(stats.sweeps == sweeps);
+        for (const steel_world_stats& stats : general.stats)
+            CHECK(stats.sweeps == sweeps);
     }
 }
 
@@ -138,7 +147,8 @@ TEST_CASE("the residual each path reports agrees sweep by sweep") {
             const steel_world_stats& d = dense.stats[w];
             const double noise = 1e-12 * std::max(1.0, g.first_residual);
             CHECK(std::fabs(g.first_residual - d.first_residual) <= noise);
-            CHECK(std::fabs(g.residual - d.residual) <= 1e-9 * std::max(g.residual, d.residual) + noise);
+            CHECK(std::fabs(g.residual - d.residual) <=
+                  1e-9 * std::max(g.residual, d.residual) + noise);
         }
     }
 }

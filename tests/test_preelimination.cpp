@@ -7,8 +7,8 @@
 
 namespace {
 
-test::Solved solve_with(const scenes::RowsBuilder& builder, bool preeliminate, uint32_t iterations, double tolerance,
-                        double cfm = 0) {
+test::Solved solve_with(const scenes::RowsBuilder& builder, bool preeliminate, uint32_t iterations,
+                        double tolerance, double cfm = 0) {
     test::SolveSetup setup;
     setup.iterations = iterations;
     setup.tolerance = tolerance;
@@ -27,25 +27,28 @@ test::Solved solve_with(const scenes::RowsBuilder& builder, bool preeliminate, u
 
 } // namespace
 
-TEST_CASE("pre-elimination converges to the same impulses as sweeping bilateral rows, in far fewer sweeps") {
+TEST_CASE("pre-elimination converges to the same impulses as sweeping bilateral rows, in far fewer "
+          "sweeps") {
     std::mt19937_64 rng(8);
     scenes::RowsBuilder builder;
-    for (uint32_t links : {3u, 4u, 6u, 8u, 12u}) scenes::add_loop_world(builder, rng, links);
+    for (uint32_t links : {3u, 4u, 6u, 8u, 12u})
+        scenes::add_loop_world(builder, rng, links);
     const test::Solved swept = solve_with(builder, false, 2000000, 1e-13);
     const test::Solved eliminated = solve_with(builder, true, 2000000, 1e-13);
     for (uint32_t w = 0; w < builder.world_count(); ++w) {
         CAPTURE(w);
         CHECK((swept.stats[w].flags & STEEL_WORLD_CONVERGED) != 0);
         CHECK((eliminated.stats[w].flags & STEEL_WORLD_CONVERGED) != 0);
-        MESSAGE("world " << w << ": " << swept.stats[w].sweeps << " sweeps swept, " << eliminated.stats[w].sweeps
-                         << " with pre-elimination");
+        MESSAGE("world " << w << ": " << swept.stats[w].sweeps << " sweeps swept, "
+                         << eliminated.stats[w].sweeps << " with pre-elimination");
         CHECK(eliminated.stats[w].sweeps * 3 < swept.stats[w].sweeps);
     }
     const double scale = std::max(1.0, test::max_abs(swept.impulses));
     CHECK(test::max_abs_diff(swept.impulses, eliminated.impulses) <= 1e-7 * scale);
     // v = v-hat + Y lambda still holds for the recovered impulses.
     const std::vector<double> expected = test::velocity_from(builder, eliminated.impulses);
-    CHECK(test::max_abs_diff(eliminated.velocities, expected) <= 1e-12 * std::max(1.0, test::max_abs(expected)));
+    CHECK(test::max_abs_diff(eliminated.velocities, expected) <=
+          1e-12 * std::max(1.0, test::max_abs(expected)));
 }
 
 TEST_CASE("pre-elimination works on both paths and with momentum") {
@@ -69,7 +72,8 @@ TEST_CASE("pre-elimination works on both paths and with momentum") {
             REQUIRE_OK(steel_batch_solve(batch));
             const test::Solved solved = test::read_all(batch);
             REQUIRE_OK(steel_batch_destroy(batch));
-            CHECK(test::max_abs_diff(solved.impulses, reference.impulses) <= 1e-9 * test::max_abs(reference.impulses));
+            CHECK(test::max_abs_diff(solved.impulses, reference.impulses) <=
+                  1e-9 * test::max_abs(reference.impulses));
         }
 }
 
@@ -91,7 +95,8 @@ TEST_CASE("a redundant bilateral set solves without NaN, and cfm floors its elim
         const test::Solved solved = solve_with(builder, true, 500, 1e-14, cfm);
         CAPTURE(cfm);
         CHECK(solved.stats[0].flags == STEEL_WORLD_CONVERGED);
-        for (double value : solved.impulses) CHECK(std::isfinite(value));
+        for (double value : solved.impulses)
+            CHECK(std::isfinite(value));
         // The redundant pair shares its load equally.
         CHECK(solved.impulses[0] == doctest::Approx(solved.impulses[1]).epsilon(1e-9));
         if (cfm > 0) {
@@ -104,7 +109,8 @@ TEST_CASE("a redundant bilateral set solves without NaN, and cfm floors its elim
             CHECK(constraint_velocity == doctest::Approx(-cfm * solved.impulses[0]));
             CHECK(std::fabs(constraint_velocity) > 1e-6); // cfm is observable
         } else {
-            const double constraint_velocity = 1.0 * solved.velocities[0] + 0.5 * solved.velocities[1] + 0.2;
+            const double constraint_velocity =
+                1.0 * solved.velocities[0] + 0.5 * solved.velocities[1] + 0.2;
             CHECK(std::fabs(constraint_velocity) < 1e-8);
         }
     }

@@ -79,17 +79,20 @@ TEST_CASE("a regularized resting contact settles at depth c m g dt^2 / beta, dee
         CAPTURE(c);
         // At rest v = 0, so J.v-hat + J.Y lambda = 0 and the soft condition leaves b = -c lambda
         // with lambda = m g dt: depth = c m g dt^2 / beta.
-        CHECK(soft.depth == doctest::Approx(c * kMass * kGravity * kDt * kDt / kBeta).epsilon(1e-9));
+        CHECK(soft.depth ==
+              doctest::Approx(c * kMass * kGravity * kDt * kDt / kBeta).epsilon(1e-9));
         CHECK(soft.impulse == doctest::Approx(kMass * kGravity * kDt).epsilon(1e-9));
         // It needs (J.Y + c) / J.Y times the unregularized contact's corrective error.
         const double jy = 1.0 / kMass;
-        CHECK(soft.corrective_error / stiff.corrective_error == doctest::Approx((jy + c) / jy).epsilon(1e-9));
+        CHECK(soft.corrective_error / stiff.corrective_error ==
+              doctest::Approx((jy + c) / jy).epsilon(1e-9));
         CHECK(soft.depth > previous_depth);
         previous_depth = soft.depth;
     }
 }
 
-TEST_CASE("contact_regularization regularizes contact normals exactly like a per-row c, whatever cfm is") {
+TEST_CASE("contact_regularization regularizes contact normals exactly like a per-row c, whatever "
+          "cfm is") {
     for (double cfm : {0.0, 0.3}) {
         const Settled per_row = step_resting_box(0.2, 0.0, 500, cfm);
         const Settled option = step_resting_box(0.0, 0.2, 500, cfm);

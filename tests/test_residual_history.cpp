@@ -9,7 +9,8 @@
 TEST_CASE("the residual history holds every sweep's residual, oldest first") {
     std::mt19937_64 rng(11);
     scenes::RowsBuilder builder;
-    for (uint32_t w = 0; w < 6; ++w) scenes::add_random_world(builder, rng, scenes::RandomWorldSpec{});
+    for (uint32_t w = 0; w < 6; ++w)
+        scenes::add_random_world(builder, rng, scenes::RandomWorldSpec{});
     scenes::StackSpec spec;
     spec.height = 6;
     scenes::add_stack_world(builder, spec);
@@ -38,8 +39,10 @@ TEST_CASE("the residual history holds every sweep's residual, oldest first") {
         }
     }
     double value = 0;
-    CHECK(steel_batch_read_residual_history(batch, 99, &value, 1, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(steel_batch_read_residual_history(batch, 0, &value, 0, nullptr) == STEEL_ERROR_BUFFER_TOO_SMALL);
+    CHECK(steel_batch_read_residual_history(batch, 99, &value, 1, nullptr) ==
+          STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_read_residual_history(batch, 0, &value, 0, nullptr) ==
+          STEEL_ERROR_BUFFER_TOO_SMALL);
     CHECK(std::string(steel_last_error_message())
               .find("steel_batch_read_residual_history: capacity 0 is smaller than the ") == 0);
     CHECK(std::string(steel_last_error_message()).find(" sweeps of world 0") != std::string::npos);
@@ -48,7 +51,8 @@ TEST_CASE("the residual history holds every sweep's residual, oldest first") {
     REQUIRE_OK(steel_batch_set_options(batch, &options));
     REQUIRE_OK(steel_batch_solve(batch));
     CHECK(steel_batch_read_residual_history(batch, 0, &value, 1, nullptr) == STEEL_ERROR_NO_DATA);
-    CHECK(std::string(steel_last_error_message()).find("record_residual_history = 0") != std::string::npos);
+    CHECK(std::string(steel_last_error_message()).find("record_residual_history = 0") !=
+          std::string::npos);
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
@@ -61,7 +65,8 @@ TEST_CASE("a solve refused for want of history memory leaves the last history re
     scenes::RowsBuilder builder;
     scenes::StackSpec spec;
     spec.height = 1;
-    for (uint32_t w = 0; w < 65536; ++w) scenes::add_stack_world(builder, spec);
+    for (uint32_t w = 0; w < 65536; ++w)
+        scenes::add_stack_world(builder, spec);
     test::SolveSetup setup;
     setup.iterations = 5;
     steel_solve_options options = test::options_for(setup);
@@ -76,13 +81,15 @@ TEST_CASE("a solve refused for want of history memory leaves the last history re
     options.iterations = UINT32_MAX;
     REQUIRE_OK(steel_batch_set_options(batch, &options));
     CHECK(steel_batch_solve(batch) == STEEL_ERROR_OUT_OF_MEMORY);
-    CHECK(std::string(steel_last_error_message()) == "steel_batch_solve: out of memory; nothing was changed");
+    CHECK(std::string(steel_last_error_message()) ==
+          "steel_batch_solve: out of memory; nothing was changed");
 
     double history_after[5] = {};
     uint32_t count_after = 0;
     REQUIRE_OK(steel_batch_read_residual_history(batch, last, history_after, 5, &count_after));
     CHECK(count_after == count_before);
-    for (uint32_t k = 0; k < count_before; ++k) CHECK(history_after[k] == history_before[k]);
+    for (uint32_t k = 0; k < count_before; ++k)
+        CHECK(history_after[k] == history_before[k]);
     const test::Solved after = test::read_all(batch);
     CHECK(after.impulses == before.impulses);
     CHECK(after.velocities == before.velocities);

@@ -14,7 +14,9 @@ namespace {
 using steel::snapshot::decode;
 using steel::snapshot::Snapshot;
 
-bool message_has(const char* needle) { return std::string(steel_last_error_message()).find(needle) != std::string::npos; }
+bool message_has(const char* needle) {
+    return std::string(steel_last_error_message()).find(needle) != std::string::npos;
+}
 
 steel_batch load(const std::vector<uint8_t>& bytes) {
     steel_batch batch{};
@@ -24,8 +26,8 @@ steel_batch load(const std::vector<uint8_t>& bytes) {
 }
 
 // Uploads the scene with the options and solves it once.
-steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision, const steel_solve_options& options,
-                         uint32_t threads = 1) {
+steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision,
+                         const steel_solve_options& options, uint32_t threads = 1) {
     test::SolveSetup setup;
     setup.precision = precision;
     setup.threads = threads;
@@ -34,13 +36,15 @@ steel_batch solved_batch(const scenes::RowsBuilder& builder, int32_t precision, 
 
 } // namespace
 
-TEST_CASE("a loaded snapshot solves bit-identically to the original, in both precisions and on every path") {
+TEST_CASE("a loaded snapshot solves bit-identically to the original, in both precisions and on "
+          "every path") {
     const scenes::RowsBuilder builder = snaptest::varied_scene(11, 6);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32})
         for (int32_t path : {STEEL_PATH_AUTO, STEEL_PATH_GENERAL, STEEL_PATH_DENSE}) {
             CAPTURE(precision);
             CAPTURE(path);
-            const steel_batch original = solved_batch(builder, precision, snaptest::unusual_options(path), 2);
+            const steel_batch original =
+                solved_batch(builder, precision, snaptest::unusual_options(path), 2);
             const snaptest::Outputs first = snaptest::read_outputs(original);
             const std::vector<uint8_t> bytes = snaptest::save_memory(original);
 
@@ -49,7 +53,8 @@ TEST_CASE("a loaded snapshot solves bit-identically to the original, in both pre
             CHECK(snaptest::same_outputs(snaptest::read_outputs(loaded), first));
             REQUIRE_OK(steel_batch_solve(loaded));
             REQUIRE_OK(steel_batch_solve(original));
-            CHECK(snaptest::same_outputs(snaptest::read_outputs(loaded), snaptest::read_outputs(original)));
+            CHECK(snaptest::same_outputs(snaptest::read_outputs(loaded),
+                                         snaptest::read_outputs(original)));
             CHECK(snaptest::same_outputs(snaptest::read_outputs(loaded), first));
 
             steel_batch_desc a, b;
@@ -70,7 +75,8 @@ TEST_CASE("a loaded snapshot solves bit-identically to the original, in both pre
 TEST_CASE("saving a loaded batch again gives the same decoded content") {
     const scenes::RowsBuilder builder = snaptest::varied_scene(5, 4);
     for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
-        const steel_batch original = solved_batch(builder, precision, snaptest::unusual_options(STEEL_PATH_AUTO));
+        const steel_batch original =
+            solved_batch(builder, precision, snaptest::unusual_options(STEEL_PATH_AUTO));
         const std::vector<uint8_t> first = snaptest::save_memory(original);
         const steel_batch loaded = load(first);
         const std::vector<uint8_t> second = snaptest::save_memory(loaded);
@@ -111,12 +117,15 @@ TEST_CASE("a float32 batch's snapshot holds exactly its floats, widened") {
     const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
     const Snapshot snapshot = decode(bytes.data(), bytes.size(), "test");
     REQUIRE(snapshot.rows.jacobian.size() == builder.jacobian.size());
-    for (size_t k = 0; k < builder.jacobian.size(); ++k) CHECK(snapshot.rows.jacobian[k] == double(float(builder.jacobian[k])));
-    for (double impulse : snapshot.results.impulses) CHECK(impulse == double(float(impulse)));
+    for (size_t k = 0; k < builder.jacobian.size(); ++k)
+        CHECK(snapshot.rows.jacobian[k] == double(float(builder.jacobian[k])));
+    for (double impulse : snapshot.results.impulses)
+        CHECK(impulse == double(float(impulse)));
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
-TEST_CASE("a batch round-trips before upload, after upload, and after an upload that cleared its results") {
+TEST_CASE("a batch round-trips before upload, after upload, and after an upload that cleared its "
+          "results") {
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     desc.world_count = 3;
@@ -154,14 +163,17 @@ TEST_CASE("steel_batch_save_memory answers the size first and never writes past 
     CHECK(size > 8);
     std::vector<uint8_t> buffer(size + 16, 0xAB);
     uint64_t reported = 0;
-    CHECK(steel_batch_save_memory(batch, buffer.data(), size - 1, &reported) == STEEL_ERROR_BUFFER_TOO_SMALL);
+    CHECK(steel_batch_save_memory(batch, buffer.data(), size - 1, &reported) ==
+          STEEL_ERROR_BUFFER_TOO_SMALL);
     CHECK(reported == size);
     CHECK(message_has("steel_batch_save_memory"));
-    for (uint8_t byte : buffer) CHECK(byte == 0xAB);
+    for (uint8_t byte : buffer)
+        CHECK(byte == 0xAB);
     CHECK(steel_batch_save_memory(batch, nullptr, 0, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
     REQUIRE_OK(steel_batch_save_memory(batch, buffer.data(), buffer.size(), nullptr));
     CHECK(buffer[size] == 0xAB);
-    CHECK(steel_batch_save_memory(steel_batch{0}, buffer.data(), buffer.size(), &size) == STEEL_ERROR_INVALID_HANDLE);
+    CHECK(steel_batch_save_memory(steel_batch{0}, buffer.data(), buffer.size(), &size) ==
+          STEEL_ERROR_INVALID_HANDLE);
     REQUIRE_OK(steel_batch_destroy(batch));
     CHECK(steel_batch_save_memory(batch, nullptr, 0, &size) == STEEL_ERROR_INVALID_HANDLE);
     CHECK(steel_batch_save_file(batch, "/tmp/never-written.steel") == STEEL_ERROR_INVALID_HANDLE);
@@ -204,9 +216,11 @@ TEST_CASE("a snapshot's size bound holds every saved size tightly, and a batch p
             }
 }
 
-TEST_CASE("snapshots load from any alignment, and files round-trip through save_file and load_file") {
+TEST_CASE(
+    "snapshots load from any alignment, and files round-trip through save_file and load_file") {
     const scenes::RowsBuilder builder = snaptest::varied_scene(4, 2);
-    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
+    const steel_batch batch =
+        solved_batch(builder, STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
     const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
     const snaptest::Outputs original = snaptest::read_outputs(batch);
     REQUIRE(!original.solved.impulses.empty());
@@ -216,7 +230,8 @@ TEST_CASE("snapshots load from any alignment, and files round-trip through save_
         std::vector<uint8_t> shifted(bytes.size() + shift);
         std::memcpy(shifted.data() + shift, bytes.data(), bytes.size());
         steel_batch loaded{};
-        REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, shifted.data() + shift, bytes.size(), &loaded));
+        REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, shifted.data() + shift, bytes.size(),
+                                           &loaded));
         // Every number read at its own bits: impulses, velocities, stats and residual histories.
         CHECK(snaptest::same_outputs(snaptest::read_outputs(loaded), original));
         REQUIRE_OK(steel_batch_destroy(loaded));
@@ -231,7 +246,8 @@ TEST_CASE("snapshots load from any alignment, and files round-trip through save_
     REQUIRE_OK(steel_batch_destroy(loaded));
     std::remove(path.c_str());
 
-    CHECK(steel_batch_save_file(batch, "/nonexistent-folder/x.steel") == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_save_file(batch, "/nonexistent-folder/x.steel") ==
+          STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(message_has("/nonexistent-folder/x.steel"));
     CHECK(steel_batch_save_file(batch, nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
     steel_batch missing{123};
@@ -240,14 +256,18 @@ TEST_CASE("snapshots load from any alignment, and files round-trip through save_
     CHECK(missing.id == 0);
     CHECK(message_has("steel_batch_load_file"));
     CHECK(message_has("No such file"));
-    CHECK(steel_batch_load_file(STEEL_ABI_VERSION, "/tmp", &missing) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_load_file(STEEL_ABI_VERSION, "/tmp", &missing) ==
+          STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(message_has("not a regular file"));
-    CHECK(steel_batch_load_file(STEEL_ABI_VERSION, nullptr, &missing) == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(steel_batch_load_file(STEEL_ABI_VERSION, path.c_str(), nullptr) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_load_file(STEEL_ABI_VERSION, nullptr, &missing) ==
+          STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_load_file(STEEL_ABI_VERSION, path.c_str(), nullptr) ==
+          STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(steel_batch_load_memory(STEEL_ABI_VERSION + 1, bytes.data(), bytes.size(), &missing) ==
           STEEL_ERROR_ABI_MISMATCH);
     CHECK(missing.id == 0);
-    CHECK(steel_batch_load_memory(STEEL_ABI_VERSION, nullptr, 100, &missing) == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_load_memory(STEEL_ABI_VERSION, nullptr, 100, &missing) ==
+          STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), nullptr) ==
           STEEL_ERROR_INVALID_ARGUMENT);
     REQUIRE_OK(steel_batch_destroy(batch));
@@ -255,20 +275,24 @@ TEST_CASE("snapshots load from any alignment, and files round-trip through save_
 
 TEST_CASE("one world extracted from a snapshot replays like that world in the whole batch") {
     const scenes::RowsBuilder builder = snaptest::varied_scene(21, 5);
-    const steel_batch batch = solved_batch(builder, STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
+    const steel_batch batch =
+        solved_batch(builder, STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
     const std::vector<uint8_t> bytes = snaptest::save_memory(batch);
     const Snapshot whole = decode(bytes.data(), bytes.size(), "test");
     const test::Solved all = test::read_all(batch);
     uint64_t row0 = 0, dof0 = 0;
     for (uint32_t w = 0; w < whole.desc.world_count; ++w) {
         CAPTURE(w);
-        const std::vector<uint8_t> one = steel::snapshot::encode(steel::snapshot::extract_world(whole, w));
+        const std::vector<uint8_t> one =
+            steel::snapshot::encode(steel::snapshot::extract_world(whole, w));
         const steel_batch loaded = load(one);
         REQUIRE_OK(steel_batch_solve(loaded));
         const test::Solved alone = test::read_all(loaded);
         const uint32_t m = whole.rows.world_row_counts[w], n = whole.rows.world_dof_counts[w];
-        CHECK(std::memcmp(alone.impulses.data(), all.impulses.data() + row0, m * sizeof(double)) == 0);
-        CHECK(std::memcmp(alone.velocities.data(), all.velocities.data() + dof0, n * sizeof(double)) == 0);
+        CHECK(std::memcmp(alone.impulses.data(), all.impulses.data() + row0, m * sizeof(double)) ==
+              0);
+        CHECK(std::memcmp(alone.velocities.data(), all.velocities.data() + dof0,
+                          n * sizeof(double)) == 0);
         CHECK(std::memcmp(&alone.stats[0], &all.stats[w], sizeof(steel_world_stats)) == 0);
         row0 += m;
         dof0 += n;

@@ -14,18 +14,23 @@ namespace {
 using steel::snapshot::decode;
 using steel::snapshot::split_capture;
 
-bool message_has(const char* needle) { return std::string(steel_last_error_message()).find(needle) != std::string::npos; }
+bool message_has(const char* needle) {
+    return std::string(steel_last_error_message()).find(needle) != std::string::npos;
+}
 
 std::vector<std::vector<uint8_t>> records_of(const std::string& path) {
     const std::vector<uint8_t> stream = snaptest::read_bytes(path);
     std::vector<std::vector<uint8_t>> records;
-    for (const steel::snapshot::Record& record : split_capture(stream.data(), stream.size(), "test"))
+    for (const steel::snapshot::Record& record :
+         split_capture(stream.data(), stream.size(), "test"))
         records.emplace_back(stream.begin() + int64_t(record.offset),
                              stream.begin() + int64_t(record.offset + record.size));
     return records;
 }
 
-uint64_t file_size(const std::string& path) { return snaptest::read_bytes(path).size(); }
+uint64_t file_size(const std::string& path) {
+    return snaptest::read_bytes(path).size();
+}
 
 } // namespace
 
@@ -63,7 +68,8 @@ TEST_CASE("a capture of several solves in a row replays solve by solve") {
     for (size_t k = 0; k < records.size(); ++k) {
         CAPTURE(k);
         steel_batch replay{};
-        REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, records[k].data(), records[k].size(), &replay));
+        REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, records[k].data(), records[k].size(),
+                                           &replay));
         CHECK(snaptest::same_outputs(snaptest::read_outputs(replay), live[k])); // as recorded
         REQUIRE_OK(steel_batch_solve(replay));
         CHECK(snaptest::same_outputs(snaptest::read_outputs(replay), live[k])); // and solved again
@@ -88,14 +94,16 @@ TEST_CASE("capture appends to an existing file and refuses a path it cannot open
     std::remove(path.c_str());
 
     const steel_batch batch = test::make_batch(scene, {});
-    CHECK(steel_batch_set_capture(batch, "/nonexistent-folder/capture.steel") == STEEL_ERROR_INVALID_ARGUMENT);
+    CHECK(steel_batch_set_capture(batch, "/nonexistent-folder/capture.steel") ==
+          STEEL_ERROR_INVALID_ARGUMENT);
     CHECK(message_has("steel_batch_set_capture"));
     CHECK(message_has("/nonexistent-folder/capture.steel"));
     REQUIRE_OK(steel_batch_set_capture(batch, ""));
     REQUIRE_OK(steel_batch_destroy(batch));
 }
 
-TEST_CASE("STEEL_CAPTURE turns capture on for created batches, never for loaded ones, and never fails a create") {
+TEST_CASE("STEEL_CAPTURE turns capture on for created batches, never for loaded ones, and never "
+          "fails a create") {
     const std::string path = snaptest::temporary_path("environment.steel");
     const scenes::RowsBuilder scene = snaptest::varied_scene(2, 1);
     REQUIRE(::setenv("STEEL_CAPTURE", path.c_str(), 1) == 0);

@@ -14,12 +14,15 @@ using steel::snapshot::decode;
 using steel::snapshot::encode;
 using steel::snapshot::Snapshot;
 
-bool message_has(const char* needle) { return std::string(steel_last_error_message()).find(needle) != std::string::npos; }
+bool message_has(const char* needle) {
+    return std::string(steel_last_error_message()).find(needle) != std::string::npos;
+}
 
 // Loads bytes that must be refused: an error status, a message naming the call, no batch.
 steel_status refused(const std::vector<uint8_t>& bytes) {
     steel_batch batch{77};
-    const steel_status status = steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &batch);
+    const steel_status status =
+        steel_batch_load_memory(STEEL_ABI_VERSION, bytes.data(), bytes.size(), &batch);
     CHECK(status != STEEL_OK);
     CHECK(batch.id == 0);
     CHECK(message_has("steel_batch_load_memory"));
@@ -93,7 +96,8 @@ TEST_CASE("every single-bit flip of a small snapshot is refused") {
     CHECK(verifier_caught);
 }
 
-TEST_CASE("a foreign file identifier, a capture stream and a newer format version are refused by name") {
+TEST_CASE(
+    "a foreign file identifier, a capture stream and a newer format version are refused by name") {
     std::vector<uint8_t> bytes = small_snapshot();
     std::vector<uint8_t> foreign = bytes;
     std::memcpy(foreign.data() + 4, "ABCD", 4);
@@ -105,14 +109,17 @@ TEST_CASE("a foreign file identifier, a capture stream and a newer format versio
     refused(record);
     CHECK(message_has("capture stream"));
 
-    refused_after([](Snapshot& s) { s.format_version = steel::snapshot::kFormatVersion + 1; }, "newer");
+    refused_after([](Snapshot& s) { s.format_version = steel::snapshot::kFormatVersion + 1; },
+                  "newer");
     refused_after([](Snapshot& s) { s.format_version = 0; }, "no format_version");
 }
 
 TEST_CASE("absurd counts are refused before anything is allocated for them") {
     refused_after([](Snapshot& s) { s.desc.world_count = 1000000000u; }, "desc.world_count");
-    refused_after([](Snapshot& s) { s.rows.world_dof_counts[0] = 4000000000u; }, "unconstrained_velocity");
-    refused_after([](Snapshot& s) { s.rows.world_row_counts[1] = 0xffffffffu; }, "world_row_counts");
+    refused_after([](Snapshot& s) { s.rows.world_dof_counts[0] = 4000000000u; },
+                  "unconstrained_velocity");
+    refused_after([](Snapshot& s) { s.rows.world_row_counts[1] = 0xffffffffu; },
+                  "world_row_counts");
     refused_after([](Snapshot& s) { s.rows.block_length[0] = 1000000; },
                   "world 0, row 0 (batch row 0)");
     refused_after([](Snapshot& s) { s.rows.block_offset[2] = 0xfffffff0u; }, "covers DOFs");
@@ -163,7 +170,8 @@ TEST_CASE("absurd counts are refused before anything is allocated for them") {
     if (cuda_status == STEEL_OK)
         REQUIRE_OK(steel_batch_destroy(probe));
     else
-        refused_after([](Snapshot& s) { s.desc.backend = STEEL_BACKEND_CUDA; }, "CUDA", cuda_status);
+        refused_after([](Snapshot& s) { s.desc.backend = STEEL_BACKEND_CUDA; }, "CUDA",
+                      cuda_status);
     refused_after([](Snapshot& s) { s.options.iterations = 0; }, "iterations");
     refused_after([](Snapshot& s) { s.options.path = -4; }, "path = -4");
 }
@@ -172,7 +180,8 @@ TEST_CASE("non-finite numbers are refused wherever the upload or a solve would n
     refused_after([](Snapshot& s) { s.rows.jacobian[0] = NAN; }, "jacobian[0] is NaN");
     refused_after([](Snapshot& s) { s.rows.response[1] = -INFINITY; }, "is infinite");
     refused_after([](Snapshot& s) { s.rows.bias[2] = INFINITY; }, "bias is infinite");
-    refused_after([](Snapshot& s) { s.rows.unconstrained_velocity[0] = NAN; }, "unconstrained_velocity is NaN");
+    refused_after([](Snapshot& s) { s.rows.unconstrained_velocity[0] = NAN; },
+                  "unconstrained_velocity is NaN");
     refused_after([](Snapshot& s) { s.rows.initial_impulse[0] = NAN; }, "initial_impulse is NaN");
     refused_after([](Snapshot& s) { s.options.cfm = NAN; }, "cfm = nan");
     refused_after([](Snapshot& s) { s.options.tolerance = INFINITY; }, "tolerance = inf");

@@ -39,7 +39,8 @@ std::vector<std::vector<uint8_t>> records_in(const std::vector<uint8_t>& bytes) 
     if (looks_like_snapshot(bytes.data(), bytes.size())) return {bytes};
     std::vector<std::vector<uint8_t>> records;
     for (const Record& record : split_capture(bytes.data(), bytes.size(), "test"))
-        records.emplace_back(bytes.begin() + int64_t(record.offset), bytes.begin() + int64_t(record.offset + record.size));
+        records.emplace_back(bytes.begin() + int64_t(record.offset),
+                             bytes.begin() + int64_t(record.offset + record.size));
     return records;
 }
 
@@ -72,7 +73,8 @@ TEST_CASE("every committed snapshot replays within tolerance of what it recorded
             REQUIRE(recorded.solved);
             scenes += recorded.has_scene;
             steel_batch batch{};
-            REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, records[k].data(), records[k].size(), &batch));
+            REQUIRE_OK(steel_batch_load_memory(STEEL_ABI_VERSION, records[k].data(),
+                                               records[k].size(), &batch));
             REQUIRE_OK(steel_batch_solve(batch));
             const test::Solved replayed = test::read_all(batch);
             REQUIRE_OK(steel_batch_destroy(batch));
@@ -124,13 +126,14 @@ TEST_CASE("regenerate the committed snapshots (STEEL_WRITE_TEST_DATA)") {
         write_scene(out + "/random_mixed_float32.steel", builder, STEEL_PRECISION_FLOAT32, options);
     }
     { // Cone friction, soft contacts, momentum, pre-elimination and residual history together.
-        write_scene(out + "/cone_soft_momentum.steel", snaptest::varied_scene(7, 3), STEEL_PRECISION_FLOAT64,
-                    snaptest::unusual_options(STEEL_PATH_AUTO));
+        write_scene(out + "/cone_soft_momentum.steel", snaptest::varied_scene(7, 3),
+                    STEEL_PRECISION_FLOAT64, snaptest::unusual_options(STEEL_PATH_AUTO));
     }
     { // A capture of three solves: first rows, other options, other rows.
         const std::string path = out + "/capture_three_solves.steel";
         std::remove(path.c_str());
-        const scenes::RowsBuilder first = snaptest::varied_scene(41, 2), second = snaptest::varied_scene(42, 2);
+        const scenes::RowsBuilder first = snaptest::varied_scene(41, 2),
+                                  second = snaptest::varied_scene(42, 2);
         const steel_batch batch = test::make_batch(first, {});
         REQUIRE_OK(steel_batch_set_capture(batch, path.c_str()));
         steel_rows_desc rows = first.desc();

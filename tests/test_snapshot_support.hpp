@@ -107,15 +107,18 @@ inline Outputs read_outputs(steel_batch batch) {
 }
 
 template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
-inline bool same_stats(const std::vector<steel_world_stats>& a, const std::vector<steel_world_stats>& b) {
+inline bool same_stats(const std::vector<steel_world_stats>& a,
+                       const std::vector<steel_world_stats>& b) {
     return same_bits(a, b);
 }
 
 inline bool same_outputs(const Outputs& a, const Outputs& b) {
-    if (!same_bits(a.solved.impulses, b.solved.impulses) || !same_bits(a.solved.velocities, b.solved.velocities) ||
+    if (!same_bits(a.solved.impulses, b.solved.impulses) ||
+        !same_bits(a.solved.velocities, b.solved.velocities) ||
         !same_stats(a.solved.stats, b.solved.stats) || a.history.size() != b.history.size())
         return false;
     for (size_t w = 0; w < a.history.size(); ++w)
@@ -168,7 +171,8 @@ inline std::string temporary_path(const char* name) {
     static int counter = 0;
     const char* folder = std::getenv("TMPDIR");
     std::string path = std::string(folder && *folder ? folder : "/tmp") + "/steel_test_" +
-                       std::to_string(uint64_t(::getpid())) + "_" + std::to_string(counter++) + "_" + name;
+                       std::to_string(uint64_t(::getpid())) + "_" + std::to_string(counter++) +
+                       "_" + name;
     std::remove(path.c_str());
     return path;
 }

@@ -45,6 +45,7 @@ TEST_CASE("float32 stacks converge to the closed form within float32 rounding") 
         setup.iterations = 3000;
         const test::Solved solved = test::solve(builder, setup);
         const std::vector<double> exact = scenes::stack_exact_impulses(spec);
-        for (uint32_t k = 0; k < spec.height; ++k) CHECK(solved.impulses[k] == doctest::Approx(exact[k]).epsilon(1e-5));
+        for (uint32_t k = 0; k < spec.height; ++k)
+            CHECK(solved.impulses[k] == doctest::Approx(exact[k]).epsilon(1e-5));
     }
 }

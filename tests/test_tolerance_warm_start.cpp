@@ -66,7 +66,8 @@ TEST_CASE("warm starting from the exact answer needs no correction; warm_start 0
         CAPTURE(path);
         test::check_path_taken(warm, path);
         CHECK(warm.stats[0].first_residual < 1e-12);
-        for (size_t k = 0; k < exact.size(); ++k) CHECK(warm.impulses[k] == doctest::Approx(exact[k]).epsilon(1e-12));
+        for (size_t k = 0; k < exact.size(); ++k)
+            CHECK(warm.impulses[k] == doctest::Approx(exact[k]).epsilon(1e-12));
 
         setup.warm_start = 0;
         const test::Solved cold = test::solve(builder, setup);

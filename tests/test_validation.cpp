@@ -62,8 +62,10 @@ struct Fixture {
 
     // Uploads a broken copy of the good rows; expects `status` and a message containing each of
     // `needles`; then checks the batch still holds and solves the good rows bit for bit.
-    void expect_rejected(const std::function<void(scenes::RowsBuilder&, steel_rows_desc&)>& breakage,
-                         std::initializer_list<const char*> needles, steel_status status = STEEL_ERROR_INVALID_ARGUMENT) {
+    void
+    expect_rejected(const std::function<void(scenes::RowsBuilder&, steel_rows_desc&)>& breakage,
+                    std::initializer_list<const char*> needles,
+                    steel_status status = STEEL_ERROR_INVALID_ARGUMENT) {
         scenes::RowsBuilder broken = good;
         steel_rows_desc rows = broken.desc();
         breakage(broken, rows);
@@ -71,13 +73,15 @@ struct Fixture {
         const std::string message = steel_last_error_message();
         INFO("message: " << message);
         CHECK(got == status);
-        for (const char* needle : needles) CHECK(message.find(needle) != std::string::npos);
+        for (const char* needle : needles)
+            CHECK(message.find(needle) != std::string::npos);
         // Nothing changed: the old results are still readable, and a new solve reproduces them.
         const test::Solved kept = test::read_all(batch);
         CHECK(kept.impulses == before.impulses);
         REQUIRE_OK(steel_batch_solve(batch));
         const test::Solved again = test::read_all(batch);
-        CHECK(std::memcmp(again.impulses.data(), before.impulses.data(), before.impulses.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(again.impulses.data(), before.impulses.data(),
+                          before.impulses.size() * sizeof(double)) == 0);
         CHECK(std::memcmp(again.velocities.data(), before.velocities.data(),
                           before.velocities.size() * sizeof(double)) == 0);
     }
@@ -95,18 +99,23 @@ TEST_CASE("the valid fixture uploads and solves") {
 
 TEST_CASE("upload rejects a world count that differs from the batch") {
     Fixture f;
-    f.expect_rejected([](auto&, steel_rows_desc& d) { d.world_count = 3; }, {"world_count is 3", "2 worlds"});
+    f.expect_rejected([](auto&, steel_rows_desc& d) { d.world_count = 3; },
+                      {"world_count is 3", "2 worlds"});
 }
 
 TEST_CASE("upload rejects missing required arrays") {
     Fixture f;
-    f.expect_rejected([](auto&, steel_rows_desc& d) { d.world_row_counts = nullptr; }, {"world_row_counts is NULL"});
+    f.expect_rejected([](auto&, steel_rows_desc& d) { d.world_row_counts = nullptr; },
+                      {"world_row_counts is NULL"});
     f.expect_rejected([](auto&, steel_rows_desc& d) { d.unconstrained_velocity = nullptr; },
                       {"unconstrained_velocity is NULL"});
     f.expect_rejected([](auto&, steel_rows_desc& d) { d.kind = nullptr; }, {"kind is NULL"});
-    f.expect_rejected([](auto&, steel_rows_desc& d) { d.jacobian = nullptr; }, {"jacobian is NULL"});
-    f.expect_rejected([](auto&, steel_rows_desc& d) { d.lower = nullptr; }, {"lower is NULL", "BOUNDED"});
-    f.expect_rejected([](auto&, steel_rows_desc& d) { d.normal_row = nullptr; }, {"normal_row is NULL"});
+    f.expect_rejected([](auto&, steel_rows_desc& d) { d.jacobian = nullptr; },
+                      {"jacobian is NULL"});
+    f.expect_rejected([](auto&, steel_rows_desc& d) { d.lower = nullptr; },
+                      {"lower is NULL", "BOUNDED"});
+    f.expect_rejected([](auto&, steel_rows_desc& d) { d.normal_row = nullptr; },
+                      {"normal_row is NULL"});
 }
 
 TEST_CASE("upload rejects a block that leaves its world") {
@@ -124,19 +133,22 @@ TEST_CASE("upload rejects overlapping blocks") {
 TEST_CASE("upload rejects a value_count that does not match the blocks") {
     Fixture f;
     f.expect_rejected([](auto&, steel_rows_desc& d) { d.value_count -= 1; }, {"value_count"});
-    f.expect_rejected([](auto&, steel_rows_desc& d) { d.value_count += 1; }, {"value_count", "hold 11 values"});
+    f.expect_rejected([](auto&, steel_rows_desc& d) { d.value_count += 1; },
+                      {"value_count", "hold 11 values"});
 }
 
 TEST_CASE("upload rejects an unknown row kind") {
     Fixture f;
-    f.expect_rejected([](auto& b, steel_rows_desc&) { b.kind[kRow + 0] = 17; }, {"world 1, row 0", "kind = 17"});
+    f.expect_rejected([](auto& b, steel_rows_desc&) { b.kind[kRow + 0] = 17; },
+                      {"world 1, row 0", "kind = 17"});
 }
 
 TEST_CASE("upload rejects bounds with lower above upper, NaN, or no admissible impulse") {
     Fixture f;
     f.expect_rejected([](auto& b, steel_rows_desc&) { b.lower[kRow + 2] = 3.0; },
                       {"world 1, row 2", "lower = 3 > upper = 2"});
-    f.expect_rejected([](auto& b, steel_rows_desc&) { b.upper[kRow + 2] = kNaN; }, {"world 1, row 2", "upper is NaN"});
+    f.expect_rejected([](auto& b, steel_rows_desc&) { b.upper[kRow + 2] = kNaN; },
+                      {"world 1, row 2", "upper is NaN"});
     f.expect_rejected(
         [](auto& b, steel_rows_desc&) {
             b.lower[kRow + 2] = kInf;
@@ -184,7 +196,8 @@ TEST_CASE("upload rejects NaN and infinity in every number") {
                       {"world 1, row 0", "jacobian[1] is infinite"});
     f.expect_rejected([](auto& b, steel_rows_desc&) { b.response[5 + 3] = kNaN; },
                       {"world 1, row 2", "response[0] is NaN"});
-    f.expect_rejected([](auto& b, steel_rows_desc&) { b.bias[kRow + 1] = kNaN; }, {"world 1, row 1", "bias is NaN"});
+    f.expect_rejected([](auto& b, steel_rows_desc&) { b.bias[kRow + 1] = kNaN; },
+                      {"world 1, row 1", "bias is NaN"});
     f.expect_rejected([](auto& b, steel_rows_desc&) { b.initial_impulse[1] = -kInf; },
                       {"world 0, row 1", "initial_impulse is infinite"});
     f.expect_rejected([](auto& b, steel_rows_desc&) { b.regularization[0] = kNaN; },
@@ -212,7 +225,8 @@ TEST_CASE("a float32 batch rejects numbers that overflow float32") {
     builder.bias[kRow] = 1e39;
     const steel_rows_desc rows = builder.desc();
     CHECK(steel_batch_upload_rows(batch, &rows) == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(std::string(steel_last_error_message()).find("does not fit float32") != std::string::npos);
+    CHECK(std::string(steel_last_error_message()).find("does not fit float32") !=
+          std::string::npos);
     CHECK(steel_batch_solve(batch) == STEEL_ERROR_NO_DATA); // the failed first upload left nothing
 
     // A finite bound too: [1e39, 1e40] would become [inf, inf], which admits no impulse. An
@@ -240,7 +254,8 @@ TEST_CASE("set_options rejects out-of-range values and keeps the old options") {
     steel_solve_options before;
     before.struct_size = sizeof(before);
     REQUIRE_OK(steel_batch_get_options(f.batch, &before));
-    const auto expect_bad = [&](const std::function<void(steel_solve_options&)>& breakage, const char* needle) {
+    const auto expect_bad = [&](const std::function<void(steel_solve_options&)>& breakage,
+                                const char* needle) {
         steel_solve_options options;
         steel_solve_options_default(&options);
         breakage(options);
@@ -278,7 +293,8 @@ TEST_CASE("a row with an empty Jacobian needs cfm > 0, at upload and at set_opti
     REQUIRE_OK(steel_batch_upload_rows(batch, &rows));
     options.cfm = 0.0; // would leave the uploaded row with d = 0
     CHECK(steel_batch_set_options(batch, &options) == STEEL_ERROR_INVALID_ARGUMENT);
-    CHECK(std::string(steel_last_error_message()).find("steel_batch_set_options: world 0, row 0") != std::string::npos);
+    CHECK(std::string(steel_last_error_message()).find("steel_batch_set_options: world 0, row 0") !=
+          std::string::npos);
     // J = 0 can never satisfy J.v + b = 0: each sweep adds -b / cfm = -2 to lambda.
     options.cfm = 0.5;
     options.iterations = 3;
@@ -443,7 +459,8 @@ TEST_CASE(
         if (values > 3) break;
     }
     REQUIRE(nan_world < 21);
-    const std::string listed = "; 3 of the 40 worlds are refused: " + std::to_string(nan_world) + ", 21, 39";
+    const std::string listed =
+        "; 3 of the 40 worlds are refused: " + std::to_string(nan_world) + ", 21, 39";
     for (uint32_t threads : {1u, 2u, 8u}) {
         CAPTURE(threads);
         const std::string message = run(broken, threads).first;

@@ -126,7 +126,8 @@ struct Arguments {
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
-    std::fprintf(stderr, "steel-replay: %s\nRun 'steel-replay --help' for the options.\n", message.c_str());
+    std::fprintf(stderr, "steel-replay: %s\nRun 'steel-replay --help' for the options.\n",
+                 message.c_str());
     std::exit(kExitError);
 }
 
@@ -142,7 +143,8 @@ uint32_t parse_count(const std::string& text, const char* what) {
 double parse_number(const std::string& text, const char* what) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0') usage_error(std::string(what) + " needs a number, not '" + text + "'");
+    if (text.empty() || *end != '\0')
+        usage_error(std::string(what) + " needs a number, not '" + text + "'");
     return value;
 }
 
@@ -158,8 +160,8 @@ Arguments parse(int argc, char** argv) {
             std::fputs(kHelp, stdout);
             std::exit(kExitAgree);
         } else if (arg == "--version") {
-            std::printf("steel-replay: Steel %s (ABI %u), snapshot format version %u\n", steel_version(),
-                        steel_abi_version(), kFormatVersion);
+            std::printf("steel-replay: Steel %s (ABI %u), snapshot format version %u\n",
+                        steel_version(), steel_abi_version(), kFormatVersion);
             std::exit(kExitAgree);
         } else if (arg == "--info") {
             args.info = true;
@@ -179,14 +181,20 @@ Arguments parse(int argc, char** argv) {
             args.options.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
         } else if (arg == "--backend") {
             const std::string name = value();
-            if (name == "cpu") args.backend = STEEL_BACKEND_CPU;
-            else if (name == "cuda") args.backend = STEEL_BACKEND_CUDA;
-            else usage_error("--backend is cpu or cuda, not '" + name + "'");
+            if (name == "cpu")
+                args.backend = STEEL_BACKEND_CPU;
+            else if (name == "cuda")
+                args.backend = STEEL_BACKEND_CUDA;
+            else
+                usage_error("--backend is cpu or cuda, not '" + name + "'");
         } else if (arg == "--precision") {
             const std::string name = value();
-            if (name == "float32") args.precision = STEEL_PRECISION_FLOAT32;
-            else if (name == "float64") args.precision = STEEL_PRECISION_FLOAT64;
-            else usage_error("--precision is float32 or float64, not '" + name + "'");
+            if (name == "float32")
+                args.precision = STEEL_PRECISION_FLOAT32;
+            else if (name == "float64")
+                args.precision = STEEL_PRECISION_FLOAT64;
+            else
+                usage_error("--precision is float32 or float64, not '" + name + "'");
         } else if (arg == "--threads") {
             args.threads = parse_count(value(), "--threads");
         } else if (arg == "--tolerance") {
@@ -211,40 +219,65 @@ Arguments parse(int argc, char** argv) {
 
 void apply_option(steel_solve_options& options, const std::string& key, const std::string& text) {
     auto flag = [&]() -> uint32_t {
-        if (text != "0" && text != "1") usage_error("--option " + key + " is 0 or 1, not '" + text + "'");
+        if (text != "0" && text != "1")
+            usage_error("--option " + key + " is 0 or 1, not '" + text + "'");
         return text == "1" ? 1u : 0u;
     };
     const std::string what = "--option " + key;
-    if (key == "iterations") options.iterations = parse_count(text, what.c_str());
-    else if (key == "tolerance") options.tolerance = parse_number(text, what.c_str());
-    else if (key == "cfm") options.cfm = parse_number(text, what.c_str());
+    if (key == "iterations")
+        options.iterations = parse_count(text, what.c_str());
+    else if (key == "tolerance")
+        options.tolerance = parse_number(text, what.c_str());
+    else if (key == "cfm")
+        options.cfm = parse_number(text, what.c_str());
     else if (key == "path") {
-        if (text == "auto" || text == "0") options.path = STEEL_PATH_AUTO;
-        else if (text == "general" || text == "1") options.path = STEEL_PATH_GENERAL;
-        else if (text == "dense" || text == "2") options.path = STEEL_PATH_DENSE;
-        else usage_error("--option path is auto, general or dense, not '" + text + "'");
-    } else if (key == "warm_start") options.warm_start = flag();
-    else if (key == "contact_regularization") options.contact_regularization = parse_number(text, what.c_str());
-    else if (key == "nesterov_momentum") options.nesterov_momentum = flag();
-    else if (key == "enable_bilateral_preelimination") options.enable_bilateral_preelimination = flag();
-    else if (key == "record_residual_history") options.record_residual_history = flag();
+        if (text == "auto" || text == "0")
+            options.path = STEEL_PATH_AUTO;
+        else if (text == "general" || text == "1")
+            options.path = STEEL_PATH_GENERAL;
+        else if (text == "dense" || text == "2")
+            options.path = STEEL_PATH_DENSE;
+        else
+            usage_error("--option path is auto, general or dense, not '" + text + "'");
+    } else if (key == "warm_start")
+        options.warm_start = flag();
+    else if (key == "contact_regularization")
+        options.contact_regularization = parse_number(text, what.c_str());
+    else if (key == "nesterov_momentum")
+        options.nesterov_momentum = flag();
+    else if (key == "enable_bilateral_preelimination")
+        options.enable_bilateral_preelimination = flag();
+    else if (key == "record_residual_history")
+        options.record_residual_history = flag();
     else if (key == "solve_mode") {
-        if (text == "serial" || text == "0") options.solve_mode = STEEL_SOLVE_SERIAL;
-        else if (text == "colored" || text == "1") options.solve_mode = STEEL_SOLVE_COLORED;
-        else usage_error("--option solve_mode is serial or colored, not '" + text + "'");
+        if (text == "serial" || text == "0")
+            options.solve_mode = STEEL_SOLVE_SERIAL;
+        else if (text == "colored" || text == "1")
+            options.solve_mode = STEEL_SOLVE_COLORED;
+        else
+            usage_error("--option solve_mode is serial or colored, not '" + text + "'");
     } else if (key == "articulated_contact_response") {
-        if (text == "immediate" || text == "0") options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
-        else if (text == "propagation" || text == "1") options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
-        else usage_error("--option articulated_contact_response is immediate or propagation, not '" + text + "'");
-    } else usage_error("unknown option key '" + key + "' (see --help)");
+        if (text == "immediate" || text == "0")
+            options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
+        else if (text == "propagation" || text == "1")
+            options.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
+        else
+            usage_error("--option articulated_contact_response is immediate or propagation, not '" +
+                        text + "'");
+    } else
+        usage_error("unknown option key '" + key + "' (see --help)");
 }
 
 const char* path_name(int32_t path) {
     switch (path) {
-    case STEEL_PATH_AUTO: return "auto";
-    case STEEL_PATH_GENERAL: return "general";
-    case STEEL_PATH_DENSE: return "dense";
-    default: return "?";
+    case STEEL_PATH_AUTO:
+        return "auto";
+    case STEEL_PATH_GENERAL:
+        return "general";
+    case STEEL_PATH_DENSE:
+        return "dense";
+    default:
+        return "?";
     }
 }
 
@@ -253,7 +286,9 @@ const char* backend_name(int32_t backend) {
 }
 
 const char* precision_name(int32_t precision) {
-    return precision == STEEL_PRECISION_FLOAT32 ? "float32" : precision == STEEL_PRECISION_FLOAT64 ? "float64" : "?";
+    return precision == STEEL_PRECISION_FLOAT32   ? "float32"
+           : precision == STEEL_PRECISION_FLOAT64 ? "float64"
+                                                  : "?";
 }
 
 std::string flags_text(uint32_t flags) {
@@ -261,7 +296,8 @@ std::string flags_text(uint32_t flags) {
     if (flags & STEEL_WORLD_NONFINITE) text += "nonfinite ";
     if (flags & STEEL_WORLD_CONVERGED) text += "converged ";
     if (flags & ~uint32_t(STEEL_WORLD_NONFINITE | STEEL_WORLD_CONVERGED))
-        text += steel::format("0x%x ", flags & ~uint32_t(STEEL_WORLD_NONFINITE | STEEL_WORLD_CONVERGED));
+        text += steel::format("0x%x ",
+                              flags & ~uint32_t(STEEL_WORLD_NONFINITE | STEEL_WORLD_CONVERGED));
     if (text.empty()) return "-";
     text.pop_back();
     return text;
@@ -278,21 +314,25 @@ std::string features_text(uint32_t features) {
 }
 
 std::string options_text(const steel_solve_options& o) {
-    return steel::format("iterations %u, tolerance %g, cfm %g, path %s, warm_start %u, contact_regularization %g, "
-                         "nesterov_momentum %u, enable_bilateral_preelimination %u, record_residual_history %u, "
-                         "solve_mode %s, articulated_contact_response %s",
-                         o.iterations, o.tolerance, o.cfm, path_name(o.path), o.warm_start, o.contact_regularization,
-                         o.nesterov_momentum, o.enable_bilateral_preelimination, o.record_residual_history,
-                         o.solve_mode == STEEL_SOLVE_COLORED ? "colored" : "serial",
-                         o.articulated_contact_response == STEEL_RESPONSE_PROPAGATION ? "propagation" : "immediate");
+    return steel::format(
+        "iterations %u, tolerance %g, cfm %g, path %s, warm_start %u, contact_regularization %g, "
+        "nesterov_momentum %u, enable_bilateral_preelimination %u, record_residual_history %u, "
+        "solve_mode %s, articulated_contact_response %s",
+        o.iterations, o.tolerance, o.cfm, path_name(o.path), o.warm_start, o.contact_regularization,
+        o.nesterov_momentum, o.enable_bilateral_preelimination, o.record_residual_history,
+        o.solve_mode == STEEL_SOLVE_COLORED ? "colored" : "serial",
+        o.articulated_contact_response == STEEL_RESPONSE_PROPAGATION ? "propagation" : "immediate");
 }
 
 void print_info(const Snapshot& s, size_t record, uint64_t bytes) {
-    std::printf("record %zu (%" PRIu64 " bytes): format version %u, written by Steel %s (ABI %u, features %s)\n",
-                record, bytes, s.format_version, s.producer_version.empty() ? "?" : s.producer_version.c_str(),
+    std::printf("record %zu (%" PRIu64
+                " bytes): format version %u, written by Steel %s (ABI %u, features %s)\n",
+                record, bytes, s.format_version,
+                s.producer_version.empty() ? "?" : s.producer_version.c_str(),
                 s.producer_abi_version, features_text(s.producer_features).c_str());
     std::printf("  batch: %u worlds, backend %s, precision %s, %u threads\n", s.desc.world_count,
-                backend_name(s.desc.backend), precision_name(s.desc.precision), s.desc.thread_count);
+                backend_name(s.desc.backend), precision_name(s.desc.precision),
+                s.desc.thread_count);
     std::printf("  options: %s\n", options_text(s.options).c_str());
     if (!s.has_rows) {
         std::printf("  rows: none uploaded\n");
@@ -301,12 +341,16 @@ void print_info(const Snapshot& s, size_t record, uint64_t bytes) {
     const Rows& rows = s.rows;
     uint64_t kinds[5] = {0, 0, 0, 0, 0}, other = 0;
     for (int32_t kind : rows.kind)
-        if (kind >= 0 && kind < 5) ++kinds[kind];
-        else ++other;
-    std::printf("  rows: %" PRIu64 " rows over %" PRIu64 " DOFs, %zu J values; bilateral %" PRIu64 ", bounded %" PRIu64
-                ", contact normal %" PRIu64 ", friction box %" PRIu64 ", friction cone %" PRIu64 "%s\n",
-                rows.total_rows(), rows.total_dofs(), rows.jacobian.size(), kinds[0], kinds[1], kinds[2], kinds[3],
-                kinds[4], other ? steel::format(", other %" PRIu64, other).c_str() : "");
+        if (kind >= 0 && kind < 5)
+            ++kinds[kind];
+        else
+            ++other;
+    std::printf("  rows: %" PRIu64 " rows over %" PRIu64 " DOFs, %zu J values; bilateral %" PRIu64
+                ", bounded %" PRIu64 ", contact normal %" PRIu64 ", friction box %" PRIu64
+                ", friction cone %" PRIu64 "%s\n",
+                rows.total_rows(), rows.total_dofs(), rows.jacobian.size(), kinds[0], kinds[1],
+                kinds[2], kinds[3], kinds[4],
+                other ? steel::format(", other %" PRIu64, other).c_str() : "");
     if (s.has_scene) {
         const steel::scene::SceneTotals t = s.scene.totals("steel-replay");
         using steel::scene::SceneUnit;
@@ -323,24 +367,28 @@ void print_info(const Snapshot& s, size_t record, uint64_t bytes) {
     if (!s.solved) {
         std::printf("  results: none (not solved since the last upload)\n");
     } else {
-        std::printf("  results: recorded%s\n",
-                    s.results.history_stride ? steel::format(", with residual history (%u per world)",
-                                                             s.results.history_stride).c_str()
-                                             : "");
+        std::printf(
+            "  results: recorded%s\n",
+            s.results.history_stride
+                ? steel::format(", with residual history (%u per world)", s.results.history_stride)
+                      .c_str()
+                : "");
     }
-    std::printf("  %6s %6s %6s %8s %8s %7s %-10s %12s %14s %9s\n", "world", "dofs", "rows", "values", "path", "sweeps",
-                "flags", "residual", "first_residual", "restarts");
+    std::printf("  %6s %6s %6s %8s %8s %7s %-10s %12s %14s %9s\n", "world", "dofs", "rows",
+                "values", "path", "sweeps", "flags", "residual", "first_residual", "restarts");
     uint64_t row = 0;
     for (uint32_t w = 0; w < rows.world_row_counts.size(); ++w) {
         const uint32_t m = rows.world_row_counts[w];
         uint64_t values = 0;
-        for (uint64_t k = 2 * row; k < 2 * (row + m); ++k) values += rows.block_length[k];
+        for (uint64_t k = 2 * row; k < 2 * (row + m); ++k)
+            values += rows.block_length[k];
         row += m;
         if (s.solved) {
             const steel_world_stats& st = s.results.stats[w];
-            std::printf("  %6u %6u %6u %8" PRIu64 " %8s %7u %-10s %12.4g %14.4g %9u\n", w, rows.world_dof_counts[w], m,
-                        values, path_name(st.path), st.sweeps, flags_text(st.flags).c_str(), st.residual,
-                        st.first_residual, st.momentum_restarts);
+            std::printf("  %6u %6u %6u %8" PRIu64 " %8s %7u %-10s %12.4g %14.4g %9u\n", w,
+                        rows.world_dof_counts[w], m, values, path_name(st.path), st.sweeps,
+                        flags_text(st.flags).c_str(), st.residual, st.first_residual,
+                        st.momentum_restarts);
         } else {
             std::printf("  %6u %6u %6u %8" PRIu64 "\n", w, rows.world_dof_counts[w], m, values);
         }
@@ -356,15 +404,20 @@ bool read_outputs(steel_batch batch, std::vector<double>& impulses, std::vector<
     if (steel_batch_read_impulses(batch, impulses.data(), count, &count) != STEEL_OK) return false;
     if (steel_batch_read_velocities(batch, nullptr, 0, &count) != STEEL_OK) return false;
     velocities.resize(count);
-    if (steel_batch_read_velocities(batch, velocities.data(), count, &count) != STEEL_OK) return false;
+    if (steel_batch_read_velocities(batch, velocities.data(), count, &count) != STEEL_OK)
+        return false;
     uint32_t worlds = 0;
-    if (steel_batch_read_world_stats(batch, sizeof(steel_world_stats), nullptr, 0, &worlds) != STEEL_OK) return false;
+    if (steel_batch_read_world_stats(batch, sizeof(steel_world_stats), nullptr, 0, &worlds) !=
+        STEEL_OK)
+        return false;
     stats.resize(worlds);
-    return steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), worlds, &worlds) == STEEL_OK;
+    return steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), worlds,
+                                        &worlds) == STEEL_OK;
 }
 
 // Replays one record. Returns an exit status.
-int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snapshot& recorded, size_t record) {
+int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snapshot& recorded,
+           size_t record) {
     // The bytes to load: as recorded, unless the desc or the world set changes.
     std::vector<uint8_t> to_load;
     const bool rewrite = args.backend || args.precision || args.threads;
@@ -382,7 +435,8 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
     const std::vector<uint8_t>& load_bytes = rewrite ? to_load : bytes;
 
     steel_batch batch{};
-    if (steel_batch_load_memory(STEEL_ABI_VERSION, load_bytes.data(), load_bytes.size(), &batch) != STEEL_OK) {
+    if (steel_batch_load_memory(STEEL_ABI_VERSION, load_bytes.data(), load_bytes.size(), &batch) !=
+        STEEL_OK) {
         std::fprintf(stderr, "steel-replay: record %zu: %s\n", record, steel_last_error_message());
         return kExitError;
     }
@@ -413,10 +467,12 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
         options.articulated_contact_response = STEEL_RESPONSE_IMMEDIATE;
         options.solve_mode = STEEL_SOLVE_SERIAL;
     }
-    for (const auto& [key, value] : args.options) apply_option(options, key, value);
+    for (const auto& [key, value] : args.options)
+        apply_option(options, key, value);
     std::vector<double> impulses, velocities;
     std::vector<steel_world_stats> stats;
-    const bool ok = steel_batch_set_options(batch, &options) == STEEL_OK && steel_batch_solve(batch) == STEEL_OK &&
+    const bool ok = steel_batch_set_options(batch, &options) == STEEL_OK &&
+                    steel_batch_solve(batch) == STEEL_OK &&
                     read_outputs(batch, impulses, velocities, stats);
     if (!ok) {
         std::fprintf(stderr, "steel-replay: record %zu: %s\n", record, steel_last_error_message());
@@ -425,7 +481,8 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
     }
     steel_batch_destroy(batch);
 
-    std::printf("record %zu: %u worlds, %" PRIu64 " rows, %" PRIu64 " DOFs; replayed on %s, %s, thread_count %u\n",
+    std::printf("record %zu: %u worlds, %" PRIu64 " rows, %" PRIu64
+                " DOFs; replayed on %s, %s, thread_count %u\n",
                 record, desc.world_count, recorded.has_rows ? recorded.rows.total_rows() : 0,
                 recorded.has_rows ? recorded.rows.total_dofs() : 0, backend_name(desc.backend),
                 precision_name(desc.precision), desc.thread_count);
@@ -436,14 +493,16 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
         return kExitAgree;
     }
     const double tolerance = args.tolerance ? *args.tolerance : default_tolerance(desc.precision);
-    const std::vector<WorldDifference> worlds = compare_with_recorded(recorded, impulses, velocities);
+    const std::vector<WorldDifference> worlds =
+        compare_with_recorded(recorded, impulses, velocities);
     WorldDifference worst;
     size_t beyond = 0;
     bool header = false;
     for (size_t w = 0; w < worlds.size(); ++w) {
         const WorldDifference& d = worlds[w];
         const steel_world_stats& was = recorded.results.stats[w];
-        const bool flag_changed = (was.flags & STEEL_WORLD_NONFINITE) != (stats[w].flags & STEEL_WORLD_NONFINITE);
+        const bool flag_changed =
+            (was.flags & STEEL_WORLD_NONFINITE) != (stats[w].flags & STEEL_WORLD_NONFINITE);
         const bool fails = !(d.relative() <= tolerance) || flag_changed;
         beyond += fails;
         worst.impulses.absolute = std::fmax(worst.impulses.absolute, d.impulses.absolute);
@@ -452,20 +511,21 @@ int replay(const Arguments& args, const std::vector<uint8_t>& bytes, const Snaps
         worst.velocities.relative = std::fmax(worst.velocities.relative, d.velocities.relative);
         if (!fails && !args.verbose) continue;
         if (!header) {
-            std::printf("  %6s %12s %12s %12s %12s  %-17s %-17s %-21s %s\n", "world", "impulse abs", "impulse rel",
-                        "velocity abs", "velocity rel", "path (recorded)", "sweeps (recorded)", "flags (recorded)",
-                        "");
+            std::printf("  %6s %12s %12s %12s %12s  %-17s %-17s %-21s %s\n", "world", "impulse abs",
+                        "impulse rel", "velocity abs", "velocity rel", "path (recorded)",
+                        "sweeps (recorded)", "flags (recorded)", "");
             header = true;
         }
         std::printf("  %6zu %12.3g %12.3g %12.3g %12.3g  %-7s (%-7s) %7u (%7u) %-9s (%-9s) %s\n", w,
-                    d.impulses.absolute, d.impulses.relative, d.velocities.absolute, d.velocities.relative,
-                    path_name(stats[w].path), path_name(was.path), stats[w].sweeps, was.sweeps,
-                    flags_text(stats[w].flags).c_str(), flags_text(was.flags).c_str(),
-                    fails ? "BEYOND TOLERANCE" : "ok");
+                    d.impulses.absolute, d.impulses.relative, d.velocities.absolute,
+                    d.velocities.relative, path_name(stats[w].path), path_name(was.path),
+                    stats[w].sweeps, was.sweeps, flags_text(stats[w].flags).c_str(),
+                    flags_text(was.flags).c_str(), fails ? "BEYOND TOLERANCE" : "ok");
     }
-    std::printf("  largest difference: impulses %.3g (relative %.3g), velocities %.3g (relative %.3g)\n",
-                worst.impulses.absolute, worst.impulses.relative, worst.velocities.absolute,
-                worst.velocities.relative);
+    std::printf(
+        "  largest difference: impulses %.3g (relative %.3g), velocities %.3g (relative %.3g)\n",
+        worst.impulses.absolute, worst.impulses.relative, worst.velocities.absolute,
+        worst.velocities.relative);
     std::printf("  tolerance %.3g (relative, per world): %s\n", tolerance,
                 beyond ? steel::format("%zu of %zu worlds BEYOND", beyond, worlds.size()).c_str()
                        : "every world within");
@@ -507,16 +567,18 @@ int main(int argc, char** argv) {
                     bad_tail.empty() ? "" : " and a damaged or truncated tail", file.size());
         if (args.record && *args.record >= records.size()) {
             if (!bad_tail.empty()) return finish(kExitError);
-            usage_error(steel::format("--record %u: the file has %zu record%s", *args.record, records.size(),
-                                      records.size() == 1 ? "" : "s"));
+            usage_error(steel::format("--record %u: the file has %zu record%s", *args.record,
+                                      records.size(), records.size() == 1 ? "" : "s"));
         }
 
         int status = kExitAgree;
         for (size_t k = 0; k < records.size(); ++k) {
             if (args.record && k != *args.record) continue;
             const std::vector<uint8_t> bytes(file.begin() + int64_t(records[k].offset),
-                                             file.begin() + int64_t(records[k].offset + records[k].size));
-            Snapshot snapshot = decode(bytes.data(), bytes.size(), steel::format("record %zu", k).c_str());
+                                             file.begin() +
+                                                 int64_t(records[k].offset + records[k].size));
+            Snapshot snapshot =
+                decode(bytes.data(), bytes.size(), steel::format("record %zu", k).c_str());
             if (args.info) {
                 print_info(snapshot, k, bytes.size());
                 continue;
@@ -524,8 +586,8 @@ int main(int argc, char** argv) {
             if (args.extract) {
                 const Snapshot one = extract_world(snapshot, *args.extract);
                 write_file_atomically(args.output.c_str(), encode(one), "steel-replay");
-                std::printf("record %zu: wrote world %u (%u DOFs, %u rows) to %s\n", k, *args.extract,
-                            one.has_rows ? one.rows.world_dof_counts[0] : 0,
+                std::printf("record %zu: wrote world %u (%u DOFs, %u rows) to %s\n", k,
+                            *args.extract, one.has_rows ? one.rows.world_dof_counts[0] : 0,
                             one.has_rows ? one.rows.world_row_counts[0] : 0, args.output.c_str());
                 if (!args.record && records.size() > 1)
                     std::printf("(from record %zu; choose another with --record)\n", k);

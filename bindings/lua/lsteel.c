@@ -18,14 +18,14 @@ const lsteel_name lsteel_backend_names[] = {
     {"cpu", STEEL_BACKEND_CPU}, {"cuda", STEEL_BACKEND_CUDA}, {NULL, 0}};
 const lsteel_name lsteel_precision_names[] = {
     {"float32", STEEL_PRECISION_FLOAT32}, {"float64", STEEL_PRECISION_FLOAT64}, {NULL, 0}};
-const lsteel_name lsteel_path_names[] = {
-    {"auto", STEEL_PATH_AUTO}, {"general", STEEL_PATH_GENERAL}, {"dense", STEEL_PATH_DENSE}, {NULL, 0}};
-const lsteel_name lsteel_row_kind_names[] = {{"bilateral", STEEL_ROW_BILATERAL},
-                                             {"bounded", STEEL_ROW_BOUNDED},
-                                             {"contact_normal", STEEL_ROW_CONTACT_NORMAL},
-                                             {"friction_box", STEEL_ROW_FRICTION_BOX},
-                                             {"friction_cone", STEEL_ROW_FRICTION_CONE},
-                                             {NULL, 0}};
+const lsteel_name lsteel_path_names[] = {{"auto", STEEL_PATH_AUTO},
+                                         {"general", STEEL_PATH_GENERAL},
+                                         {"dense", STEEL_PATH_DENSE},
+                                         {NULL, 0}};
+const lsteel_name lsteel_row_kind_names[] = {
+    {"bilateral", STEEL_ROW_BILATERAL},           {"bounded", STEEL_ROW_BOUNDED},
+    {"contact_normal", STEEL_ROW_CONTACT_NORMAL}, {"friction_box", STEEL_ROW_FRICTION_BOX},
+    {"friction_cone", STEEL_ROW_FRICTION_CONE},   {NULL, 0}};
 const lsteel_name lsteel_joint_type_names[] = {{"fixed", STEEL_JOINT_FIXED},
                                                {"revolute", STEEL_JOINT_REVOLUTE},
                                                {"prismatic", STEEL_JOINT_PRISMATIC},
@@ -33,8 +33,10 @@ const lsteel_name lsteel_joint_type_names[] = {{"fixed", STEEL_JOINT_FIXED},
                                                {"free", STEEL_JOINT_FREE},
                                                {"none", STEEL_JOINT_NONE},
                                                {NULL, 0}};
-const lsteel_name lsteel_body_flag_names[] = {
-    {"dynamic", STEEL_BODY_DYNAMIC}, {"static", STEEL_BODY_STATIC}, {"kinematic", STEEL_BODY_KINEMATIC}, {NULL, 0}};
+const lsteel_name lsteel_body_flag_names[] = {{"dynamic", STEEL_BODY_DYNAMIC},
+                                              {"static", STEEL_BODY_STATIC},
+                                              {"kinematic", STEEL_BODY_KINEMATIC},
+                                              {NULL, 0}};
 const lsteel_name lsteel_friction_model_names[] = {
     {"box", STEEL_FRICTION_MODEL_BOX}, {"cone", STEEL_FRICTION_MODEL_CONE}, {NULL, 0}};
 const lsteel_name lsteel_drive_mode_names[] = {
@@ -68,7 +70,8 @@ void lsteel_push_name_list(lua_State* L, const lsteel_name* names) {
 }
 
 const char* lsteel_describe(lua_State* L, int index) {
-    if (lua_type(L, index) == LUA_TSTRING) return lua_pushfstring(L, "'%s'", lua_tostring(L, index));
+    if (lua_type(L, index) == LUA_TSTRING)
+        return lua_pushfstring(L, "'%s'", lua_tostring(L, index));
     return luaL_tolstring(L, index, NULL);
 }
 

@@ -130,7 +130,8 @@ LSTEEL_INTERNAL void lsteel_check_count(lua_State* L, const lsteel_array* array,
 /* Applies every field of the Lua table at `index` to *options (which holds the current values):
  * names are the SPEC / steel_solve_options names; an unknown name, a SPEC option not built yet,
  * or a value of the wrong type is a Lua error naming the option. */
-LSTEEL_INTERNAL void lsteel_options_from_table(lua_State* L, int index, steel_solve_options* options);
+LSTEEL_INTERNAL void lsteel_options_from_table(lua_State* L, int index,
+                                               steel_solve_options* options);
 /* Pushes a table with every supported option by name (booleans for 0/1 fields, names for
  * enums). */
 LSTEEL_INTERNAL void lsteel_push_options(lua_State* L, const steel_solve_options* options);

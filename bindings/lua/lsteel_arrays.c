@@ -11,8 +11,8 @@
 #include "lsteel.h"
 
 /* Stores entry `position` (0-based) of the table being copied, which is at the stack top. */
-static void store_entry(lua_State* L, lsteel_buffer* copy, size_t position, const char* what, const char* field,
-                        const lsteel_name* names) {
+static void store_entry(lua_State* L, lsteel_buffer* copy, size_t position, const char* what,
+                        const char* field, const lsteel_name* names) {
     const lua_Integer lua_position = (lua_Integer)position + 1;
     if (copy->type == LSTEEL_FLOAT64) {
         if (lua_type(L, -1) != LUA_TNUMBER)
@@ -32,23 +32,26 @@ static void store_entry(lua_State* L, lsteel_buffer* copy, size_t position, cons
         return;
     }
     int is_integer = 0;
-    const lua_Integer value = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &is_integer) : 0;
+    const lua_Integer value =
+        lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &is_integer) : 0;
     if (!is_integer)
         luaL_error(L, "steel: %s.%s[%I] must be an integer%s, got %s", what, field, lua_position,
                    names != NULL ? " or a name" : "", lsteel_describe(L, -1));
     if (copy->type == LSTEEL_INT32) {
         if (value < INT32_MIN || value > INT32_MAX)
-            luaL_error(L, "steel: %s.%s[%I] = %I is out of the int32 range", what, field, lua_position, value);
+            luaL_error(L, "steel: %s.%s[%I] = %I is out of the int32 range", what, field,
+                       lua_position, value);
         ((int32_t*)copy->data)[position] = (int32_t)value;
     } else {
         if (value < 0 || value > (lua_Integer)UINT32_MAX)
-            luaL_error(L, "steel: %s.%s[%I] = %I is out of the uint32 range", what, field, lua_position, value);
+            luaL_error(L, "steel: %s.%s[%I] = %I is out of the uint32 range", what, field,
+                       lua_position, value);
         ((uint32_t*)copy->data)[position] = (uint32_t)value;
     }
 }
 
-lsteel_array lsteel_read_array(lua_State* L, int table_index, const char* what, const char* field, lsteel_type type,
-                               const lsteel_name* names) {
+lsteel_array lsteel_read_array(lua_State* L, int table_index, const char* what, const char* field,
+                               lsteel_type type, const lsteel_name* names) {
     lsteel_array array = {NULL, 0};
     table_index = lua_absindex(L, table_index);
     luaL_checkstack(L, 8, "steel: reading an array"); /* the value, its copy, an entry, messages */
@@ -58,14 +61,15 @@ lsteel_array lsteel_read_array(lua_State* L, int table_index, const char* what, 
     const lsteel_buffer* buffer = lsteel_to_buffer(L, -1);
     if (buffer != NULL) {
         if (buffer->type != type)
-            luaL_error(L, "steel: %s.%s is a %s buffer; it must be a %s buffer or a table", what, field,
-                       lsteel_type_name(buffer->type), lsteel_type_name(type));
+            luaL_error(L, "steel: %s.%s is a %s buffer; it must be a %s buffer or a table", what,
+                       field, lsteel_type_name(buffer->type), lsteel_type_name(type));
         array.data = buffer->data;
         array.count = buffer->count;
         return array;
     }
     if (!lua_istable(L, -1))
-        luaL_error(L, "steel: %s.%s must be a table or a steel.buffer, got %s", what, field, luaL_typename(L, -1));
+        luaL_error(L, "steel: %s.%s must be a table or a steel.buffer, got %s", what, field,
+                   luaL_typename(L, -1));
 
     const lua_Integer count = luaL_len(L, -1);
     lsteel_buffer* copy = lsteel_new_buffer(L, (size_t)(count < 0 ? 0 : count), type);
@@ -80,11 +84,11 @@ lsteel_array lsteel_read_array(lua_State* L, int table_index, const char* what, 
     return array;
 }
 
-void lsteel_check_count(lua_State* L, const lsteel_array* array, const char* what, const char* field, uint64_t count,
-                        const char* count_name) {
+void lsteel_check_count(lua_State* L, const lsteel_array* array, const char* what,
+                        const char* field, uint64_t count, const char* count_name) {
     /* An absent array goes to Steel as NULL: Steel itself says whether it was needed. */
     if (array->data == NULL) return;
     if ((uint64_t)array->count != count)
-        luaL_error(L, "steel: %s.%s has %I values but needs %I (%s)", what, field, (lua_Integer)array->count,
-                   (lua_Integer)count, count_name);
+        luaL_error(L, "steel: %s.%s has %I values but needs %I (%s)", what, field,
+                   (lua_Integer)array->count, (lua_Integer)count, count_name);
 }

@@ -42,12 +42,14 @@ steel_batch lsteel_check_batch(lua_State* L, int index) {
 
 /* ---- creation ---------------------------------------------------------------------------- */
 
-static void read_enum_field(lua_State* L, int table, const char* field, const lsteel_name* names, int32_t* out) {
+static void read_enum_field(lua_State* L, int table, const char* field, const lsteel_name* names,
+                            int32_t* out) {
     if (lua_getfield(L, table, field) != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TSTRING || !lsteel_find_name(names, lua_tostring(L, -1), out)) {
             const char* given = lsteel_describe(L, -1);
             lsteel_push_name_list(L, names);
-            luaL_error(L, "steel.batch: %s = %s is not one of %s", field, given, lua_tostring(L, -1));
+            luaL_error(L, "steel.batch: %s = %s is not one of %s", field, given,
+                       lua_tostring(L, -1));
         }
     }
     lua_pop(L, 1);
@@ -69,7 +71,8 @@ static void read_count_field(lua_State* L, int table, const char* field, uint32_
  * ("float32", "float64"), world_count, thread_count (0 = one per hardware thread, at most 256).
  * Others are an error. */
 static int batch_new(lua_State* L) {
-    static const char* const known[] = {"backend", "precision", "world_count", "thread_count", NULL};
+    static const char* const known[] = {"backend", "precision", "world_count", "thread_count",
+                                        NULL};
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
     if (!lua_isnoneornil(L, 1)) {
@@ -81,7 +84,9 @@ static int batch_new(lua_State* L) {
                 for (const char* const* name = known; *name != NULL; ++name)
                     found = found || strcmp(*name, lua_tostring(L, -2)) == 0;
             if (!found)
-                luaL_error(L, "steel.batch: unknown field %s (known: backend, precision, world_count, thread_count)",
+                luaL_error(L,
+                           "steel.batch: unknown field %s (known: backend, precision, world_count, "
+                           "thread_count)",
                            lsteel_describe(L, -2));
             lua_pop(L, 1);
         }
@@ -165,7 +170,8 @@ static int batch_desc(lua_State* L) {
 /* Sum of a uint32 array, in 64 bits. */
 static uint64_t sum_of(const lsteel_array* array) {
     uint64_t sum = 0;
-    for (size_t k = 0; k < array->count; ++k) sum += ((const uint32_t*)array->data)[k];
+    for (size_t k = 0; k < array->count; ++k)
+        sum += ((const uint32_t*)array->data)[k];
     return sum;
 }
 
@@ -174,11 +180,24 @@ static uint64_t sum_of(const lsteel_array* array) {
  * #world_dof_counts and value_count to #jacobian. Every array's length is checked against the
  * counts before Steel sees it; Steel then validates the contents. */
 static int batch_upload_rows(lua_State* L) {
-    static const char* const known[] = {"world_count", "world_dof_counts", "world_row_counts",
-                                        "unconstrained_velocity", "block_offset", "block_length",
-                                        "value_count", "jacobian", "response", "bias", "kind", "lower",
-                                        "upper", "normal_row", "friction", "regularization",
-                                        "initial_impulse", NULL};
+    static const char* const known[] = {"world_count",
+                                        "world_dof_counts",
+                                        "world_row_counts",
+                                        "unconstrained_velocity",
+                                        "block_offset",
+                                        "block_length",
+                                        "value_count",
+                                        "jacobian",
+                                        "response",
+                                        "bias",
+                                        "kind",
+                                        "lower",
+                                        "upper",
+                                        "normal_row",
+                                        "friction",
+                                        "regularization",
+                                        "initial_impulse",
+                                        NULL};
     const steel_batch handle = lsteel_check_batch(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_pushnil(L);
@@ -187,7 +206,9 @@ static int batch_upload_rows(lua_State* L) {
         if (lua_type(L, -2) == LUA_TSTRING)
             for (const char* const* name = known; *name != NULL; ++name)
                 found = found || strcmp(*name, lua_tostring(L, -2)) == 0;
-        if (!found) luaL_error(L, "steel: unknown rows field %s (not a field of steel_rows_desc)", lsteel_describe(L, -2));
+        if (!found)
+            luaL_error(L, "steel: unknown rows field %s (not a field of steel_rows_desc)",
+                       lsteel_describe(L, -2));
         lua_pop(L, 1);
     }
     /* 15 arrays stay on the stack until the call, each conversion and error message needs a few
@@ -195,21 +216,29 @@ static int batch_upload_rows(lua_State* L) {
     luaL_checkstack(L, 40, "steel: upload_rows");
 
     const char* what = "rows";
-    const lsteel_array dof_counts = lsteel_read_array(L, 2, what, "world_dof_counts", LSTEEL_UINT32, NULL);
-    const lsteel_array row_counts = lsteel_read_array(L, 2, what, "world_row_counts", LSTEEL_UINT32, NULL);
-    const lsteel_array v_hat = lsteel_read_array(L, 2, what, "unconstrained_velocity", LSTEEL_FLOAT64, NULL);
-    const lsteel_array block_offset = lsteel_read_array(L, 2, what, "block_offset", LSTEEL_UINT32, NULL);
-    const lsteel_array block_length = lsteel_read_array(L, 2, what, "block_length", LSTEEL_UINT32, NULL);
+    const lsteel_array dof_counts =
+        lsteel_read_array(L, 2, what, "world_dof_counts", LSTEEL_UINT32, NULL);
+    const lsteel_array row_counts =
+        lsteel_read_array(L, 2, what, "world_row_counts", LSTEEL_UINT32, NULL);
+    const lsteel_array v_hat =
+        lsteel_read_array(L, 2, what, "unconstrained_velocity", LSTEEL_FLOAT64, NULL);
+    const lsteel_array block_offset =
+        lsteel_read_array(L, 2, what, "block_offset", LSTEEL_UINT32, NULL);
+    const lsteel_array block_length =
+        lsteel_read_array(L, 2, what, "block_length", LSTEEL_UINT32, NULL);
     const lsteel_array jacobian = lsteel_read_array(L, 2, what, "jacobian", LSTEEL_FLOAT64, NULL);
     const lsteel_array response = lsteel_read_array(L, 2, what, "response", LSTEEL_FLOAT64, NULL);
     const lsteel_array bias = lsteel_read_array(L, 2, what, "bias", LSTEEL_FLOAT64, NULL);
-    const lsteel_array kind = lsteel_read_array(L, 2, what, "kind", LSTEEL_INT32, lsteel_row_kind_names);
+    const lsteel_array kind =
+        lsteel_read_array(L, 2, what, "kind", LSTEEL_INT32, lsteel_row_kind_names);
     const lsteel_array lower = lsteel_read_array(L, 2, what, "lower", LSTEEL_FLOAT64, NULL);
     const lsteel_array upper = lsteel_read_array(L, 2, what, "upper", LSTEEL_FLOAT64, NULL);
     const lsteel_array normal_row = lsteel_read_array(L, 2, what, "normal_row", LSTEEL_INT32, NULL);
     const lsteel_array friction = lsteel_read_array(L, 2, what, "friction", LSTEEL_FLOAT64, NULL);
-    const lsteel_array regularization = lsteel_read_array(L, 2, what, "regularization", LSTEEL_FLOAT64, NULL);
-    const lsteel_array initial_impulse = lsteel_read_array(L, 2, what, "initial_impulse", LSTEEL_FLOAT64, NULL);
+    const lsteel_array regularization =
+        lsteel_read_array(L, 2, what, "regularization", LSTEEL_FLOAT64, NULL);
+    const lsteel_array initial_impulse =
+        lsteel_read_array(L, 2, what, "initial_impulse", LSTEEL_FLOAT64, NULL);
 
     /* The counts every other length follows from. */
     uint64_t world_count = dof_counts.count;
@@ -230,7 +259,8 @@ static int batch_upload_rows(lua_State* L) {
         int ok = 0;
         const lua_Integer value = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
         if (!ok || value < 0)
-            luaL_error(L, "steel: rows.value_count must be an integer >= 0, got %s", lsteel_describe(L, -1));
+            luaL_error(L, "steel: rows.value_count must be an integer >= 0, got %s",
+                       lsteel_describe(L, -1));
         value_count = (uint64_t)value;
     } else if (jacobian.data == NULL) {
         value_count = response.count;
@@ -243,7 +273,8 @@ static int batch_upload_rows(lua_State* L) {
     const uint64_t total_dofs = sum_of(&dof_counts);
     const uint64_t total_rows = sum_of(&row_counts);
 
-    lsteel_check_count(L, &v_hat, what, "unconstrained_velocity", total_dofs, "total_dofs, the sum of world_dof_counts");
+    lsteel_check_count(L, &v_hat, what, "unconstrained_velocity", total_dofs,
+                       "total_dofs, the sum of world_dof_counts");
     lsteel_check_count(L, &block_offset, what, "block_offset", 2 * total_rows, "2 * total_rows");
     lsteel_check_count(L, &block_length, what, "block_length", 2 * total_rows, "2 * total_rows");
     lsteel_check_count(L, &jacobian, what, "jacobian", value_count, "value_count");
@@ -350,12 +381,17 @@ int lsteel_read_vector(lua_State* L, lsteel_read_fn read) {
     return 2;
 }
 
-static int batch_impulses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_impulses); }
-static int batch_velocities(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_velocities); }
+static int batch_impulses(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_impulses);
+}
+static int batch_velocities(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_velocities);
+}
 
 static uint32_t check_world(lua_State* L, int index) {
     const lua_Integer world = luaL_checkinteger(L, index);
-    luaL_argcheck(L, world >= 0 && world <= (lua_Integer)UINT32_MAX, index, "a world number (0-based)");
+    luaL_argcheck(L, world >= 0 && world <= (lua_Integer)UINT32_MAX, index,
+                  "a world number (0-based)");
     return (uint32_t)world;
 }
 
@@ -368,12 +404,14 @@ static int batch_residual_history(lua_State* L) {
     uint32_t count = 0;
     if (out != NULL) {
         const uint32_t capacity = out->count > UINT32_MAX ? UINT32_MAX : (uint32_t)out->count;
-        LSTEEL_CHECK(L, steel_batch_read_residual_history(handle, world, (double*)out->data, capacity, &count));
+        LSTEEL_CHECK(L, steel_batch_read_residual_history(handle, world, (double*)out->data,
+                                                          capacity, &count));
         lua_settop(L, 3);
     } else {
         LSTEEL_CHECK(L, steel_batch_read_residual_history(handle, world, NULL, 0, &count));
         lsteel_buffer* scratch = lsteel_new_buffer(L, count, LSTEEL_FLOAT64);
-        LSTEEL_CHECK(L, steel_batch_read_residual_history(handle, world, (double*)scratch->data, count, &count));
+        LSTEEL_CHECK(L, steel_batch_read_residual_history(handle, world, (double*)scratch->data,
+                                                          count, &count));
         push_sequence(L, (const double*)scratch->data, count);
     }
     lua_pushinteger(L, (lua_Integer)count);
@@ -404,7 +442,8 @@ static int batch_stats(lua_State* L) {
     uint32_t count = 0;
     LSTEEL_CHECK(L, steel_batch_read_world_stats(handle, element_size, NULL, 0, &count));
     /* The raw stats go to a scratch userdata (freed by Lua), then out as tables. */
-    steel_world_stats* stats = (steel_world_stats*)lua_newuserdatauv(L, (size_t)count * element_size, 0);
+    steel_world_stats* stats =
+        (steel_world_stats*)lua_newuserdatauv(L, (size_t)count * element_size, 0);
     LSTEEL_CHECK(L, steel_batch_read_world_stats(handle, element_size, stats, count, &count));
     lua_createtable(L, (int)(count > INT32_MAX ? 0 : count), 0);
     for (uint32_t w = 0; w < count; ++w) {
@@ -439,8 +478,10 @@ void lsteel_open_batch(lua_State* L) {
                                        {"residual_history", batch_residual_history},
                                        {"stats", batch_stats},
                                        {NULL, NULL}};
-    static const luaL_Reg metamethods[] = {
-        {"__gc", batch_close}, {"__close", batch_close}, {"__tostring", batch_tostring}, {NULL, NULL}};
+    static const luaL_Reg metamethods[] = {{"__gc", batch_close},
+                                           {"__close", batch_close},
+                                           {"__tostring", batch_tostring},
+                                           {NULL, NULL}};
     luaL_newmetatable(L, LSTEEL_BATCH);
     luaL_setfuncs(L, metamethods, 0);
     luaL_newlib(L, methods);

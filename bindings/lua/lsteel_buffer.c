@@ -22,9 +22,13 @@ static const lsteel_name type_names[] = {
 /* The data starts at this offset inside the userdata, aligned for double. */
 #define DATA_OFFSET ((sizeof(lsteel_buffer) + 15u) & ~(size_t)15u)
 
-static size_t element_size(lsteel_type type) { return type == LSTEEL_FLOAT64 ? sizeof(double) : sizeof(int32_t); }
+static size_t element_size(lsteel_type type) {
+    return type == LSTEEL_FLOAT64 ? sizeof(double) : sizeof(int32_t);
+}
 
-const char* lsteel_type_name(lsteel_type type) { return lsteel_name_of(type_names, (int32_t)type); }
+const char* lsteel_type_name(lsteel_type type) {
+    return lsteel_name_of(type_names, (int32_t)type);
+}
 
 lsteel_buffer* lsteel_new_buffer(lua_State* L, size_t count, lsteel_type type) {
     if (count > (((size_t)-1) - DATA_OFFSET) / element_size(type) || count > (size_t)LUA_MAXINTEGER)
@@ -48,7 +52,8 @@ static lsteel_buffer* check_buffer(lua_State* L, int index) {
 }
 
 /* Stores the number at `index` as element `position` (0-based); `what` names it in errors. */
-static void store(lua_State* L, lsteel_buffer* buffer, size_t position, int index, const char* what) {
+static void store(lua_State* L, lsteel_buffer* buffer, size_t position, int index,
+                  const char* what) {
     /* Numbers only, as upload tables take them: Lua would also convert a string like "0x10". */
     if (lua_type(L, index) != LUA_TNUMBER)
         luaL_error(L, "steel.buffer: %s must be a number, got %s", what, luaL_typename(L, index));
@@ -75,15 +80,22 @@ static void store(lua_State* L, lsteel_buffer* buffer, size_t position, int inde
 
 static void push_element(lua_State* L, const lsteel_buffer* buffer, size_t position) {
     switch (buffer->type) {
-    case LSTEEL_FLOAT64: lua_pushnumber(L, ((const double*)buffer->data)[position]); break;
-    case LSTEEL_INT32: lua_pushinteger(L, ((const int32_t*)buffer->data)[position]); break;
-    case LSTEEL_UINT32: lua_pushinteger(L, (lua_Integer)((const uint32_t*)buffer->data)[position]); break;
+    case LSTEEL_FLOAT64:
+        lua_pushnumber(L, ((const double*)buffer->data)[position]);
+        break;
+    case LSTEEL_INT32:
+        lua_pushinteger(L, ((const int32_t*)buffer->data)[position]);
+        break;
+    case LSTEEL_UINT32:
+        lua_pushinteger(L, (lua_Integer)((const uint32_t*)buffer->data)[position]);
+        break;
     }
 }
 
 /* steel.buffer(count | table [, type]) */
 static int buffer_new(lua_State* L) {
-    const int type = luaL_checkoption(L, 2, "float64", (const char* const[]){"float64", "int32", "uint32", NULL});
+    const int type = luaL_checkoption(L, 2, "float64",
+                                      (const char* const[]){"float64", "int32", "uint32", NULL});
     if (lua_type(L, 1) == LUA_TTABLE) {
         const lua_Integer count = luaL_len(L, 1);
         lsteel_buffer* buffer = lsteel_new_buffer(L, (size_t)count, (lsteel_type)type);
@@ -153,7 +165,8 @@ static int buffer_totable(lua_State* L) {
 static int buffer_fill(lua_State* L) {
     lsteel_buffer* buffer = check_buffer(L, 1);
     luaL_checkany(L, 2);
-    for (size_t k = 0; k < buffer->count; ++k) store(L, buffer, k, 2, "the fill value");
+    for (size_t k = 0; k < buffer->count; ++k)
+        store(L, buffer, k, 2, "the fill value");
     lua_settop(L, 1);
     return 1;
 }
@@ -165,8 +178,8 @@ static int buffer_type(lua_State* L) {
 
 static int buffer_tostring(lua_State* L) {
     const lsteel_buffer* buffer = check_buffer(L, 1);
-    lua_pushfstring(L, "steel.buffer(%I, %s): %p", (lua_Integer)buffer->count, lsteel_type_name(buffer->type),
-                    (const void*)buffer);
+    lua_pushfstring(L, "steel.buffer(%I, %s): %p", (lua_Integer)buffer->count,
+                    lsteel_type_name(buffer->type), (const void*)buffer);
     return 1;
 }
 

@@ -116,8 +116,9 @@ typedef struct scene_array {
 static const scene_array scene_arrays[A_COUNT] = {SCENE_ARRAYS(SCENE_ENTRY)};
 
 /* The scalar fields (the step parameters and world_count). */
-static const char* const scalar_fields[] = {"world_count", "dt", "baumgarte", "restitution_threshold",
-                                            "friction_model", "drive_mode", NULL};
+static const char* const scalar_fields[] = {
+    "world_count",    "dt",         "baumgarte", "restitution_threshold",
+    "friction_model", "drive_mode", NULL};
 
 static const char* const what = "scene";
 
@@ -126,19 +127,22 @@ static const char* const what = "scene";
 static void read_number(lua_State* L, int table, const char* field, double* out) {
     if (lua_getfield(L, table, field) != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TNUMBER)
-            luaL_error(L, "steel: scene.%s must be a number, got %s", field, lsteel_describe(L, -1));
+            luaL_error(L, "steel: scene.%s must be a number, got %s", field,
+                       lsteel_describe(L, -1));
         *out = (double)lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
 }
 
 /* A name from `names`, or an int32 number (checked by Steel). */
-static void read_enum(lua_State* L, int table, const char* field, const lsteel_name* names, int32_t* out) {
+static void read_enum(lua_State* L, int table, const char* field, const lsteel_name* names,
+                      int32_t* out) {
     const int type = lua_getfield(L, table, field);
     if (type == LUA_TSTRING) {
         if (!lsteel_find_name(names, lua_tostring(L, -1), out)) {
             lsteel_push_name_list(L, names);
-            luaL_error(L, "steel: scene.%s = '%s' is not one of %s", field, lua_tostring(L, -2), lua_tostring(L, -1));
+            luaL_error(L, "steel: scene.%s = '%s' is not one of %s", field, lua_tostring(L, -2),
+                       lua_tostring(L, -1));
         }
     } else if (type != LUA_TNIL) {
         int ok = 0;
@@ -158,7 +162,8 @@ static void read_enum(lua_State* L, int table, const char* field, const lsteel_n
 
 static uint64_t sum_of(const lsteel_array* array) {
     uint64_t sum = 0;
-    for (size_t k = 0; k < array->count; ++k) sum += ((const uint32_t*)array->data)[k];
+    for (size_t k = 0; k < array->count; ++k)
+        sum += ((const uint32_t*)array->data)[k];
     return sum;
 }
 
@@ -183,25 +188,28 @@ static void check_counts(lua_State* L, const lsteel_array* arrays, scene_per per
 /* Totals of DOFs and position coordinates from joint_type and body_flags (both of the right length
  * by now). Their values are checked here: an unknown joint type has no DOF count to check the
  * per-DOF arrays against. */
-static void count_coordinates(lua_State* L, const lsteel_array* joint_type, const lsteel_array* body_flags,
-                              uint64_t bodies, uint64_t* dofs, uint64_t* positions) {
+static void count_coordinates(lua_State* L, const lsteel_array* joint_type,
+                              const lsteel_array* body_flags, uint64_t bodies, uint64_t* dofs,
+                              uint64_t* positions) {
     static const uint32_t joint_dofs[] = {0, 1, 1, 3, 6}, joint_positions[] = {0, 1, 1, 4, 7};
     *dofs = *positions = 0;
     for (uint64_t b = 0; b < bodies; ++b) {
         const int32_t type = ((const int32_t*)joint_type->data)[b];
-        const int32_t flags = body_flags->data != NULL ? ((const int32_t*)body_flags->data)[b] : STEEL_BODY_DYNAMIC;
+        const int32_t flags =
+            body_flags->data != NULL ? ((const int32_t*)body_flags->data)[b] : STEEL_BODY_DYNAMIC;
         if (type < STEEL_JOINT_FIXED || type > STEEL_JOINT_NONE) {
             lsteel_push_name_list(L, lsteel_joint_type_names);
-            luaL_error(L, "steel: scene.joint_type[%I] = %d is not a STEEL_JOINT_* value (%s)", (lua_Integer)b + 1,
-                       (int)type, lua_tostring(L, -1));
+            luaL_error(L, "steel: scene.joint_type[%I] = %d is not a STEEL_JOINT_* value (%s)",
+                       (lua_Integer)b + 1, (int)type, lua_tostring(L, -1));
         }
         if (flags < STEEL_BODY_DYNAMIC || flags > STEEL_BODY_KINEMATIC) {
             lsteel_push_name_list(L, lsteel_body_flag_names);
-            luaL_error(L, "steel: scene.body_flags[%I] = %d is not a STEEL_BODY_* value (%s)", (lua_Integer)b + 1,
-                       (int)flags, lua_tostring(L, -1));
+            luaL_error(L, "steel: scene.body_flags[%I] = %d is not a STEEL_BODY_* value (%s)",
+                       (lua_Integer)b + 1, (int)flags, lua_tostring(L, -1));
         }
         if (type == STEEL_JOINT_NONE) {
-            *dofs += flags == STEEL_BODY_DYNAMIC ? 6 : 0; /* a standalone body: no position coordinates */
+            /* a standalone body: no position coordinates */
+            *dofs += flags == STEEL_BODY_DYNAMIC ? 6 : 0;
         } else {
             *dofs += joint_dofs[type];
             *positions += joint_positions[type];
@@ -226,7 +234,8 @@ static int batch_upload_scene(lua_State* L) {
     lua_pushnil(L);
     while (lua_next(L, 2) != 0) {
         if (lua_type(L, -2) != LUA_TSTRING || !is_known_field(lua_tostring(L, -2)))
-            luaL_error(L, "steel: unknown scene field %s (not a field of steel_scene_desc)", lsteel_describe(L, -2));
+            luaL_error(L, "steel: unknown scene field %s (not a field of steel_scene_desc)",
+                       lsteel_describe(L, -2));
         lua_pop(L, 1);
     }
 
@@ -243,7 +252,8 @@ static int batch_upload_scene(lua_State* L) {
     luaL_checkstack(L, A_COUNT + 20, "steel: upload_scene");
     lsteel_array arrays[A_COUNT];
     for (int k = 0; k < A_COUNT; ++k)
-        arrays[k] = lsteel_read_array(L, 2, what, scene_arrays[k].field, scene_arrays[k].type, scene_arrays[k].names);
+        arrays[k] = lsteel_read_array(L, 2, what, scene_arrays[k].field, scene_arrays[k].type,
+                                      scene_arrays[k].names);
 
     /* The world count, then every count that follows from it, in the order they depend. */
     uint64_t world_count = arrays[A_world_body_count].count;
@@ -271,15 +281,21 @@ static int batch_upload_scene(lua_State* L) {
     check_counts(L, arrays, PER_MIMIC, sum_of(&arrays[A_world_mimic_count]));
 
     if (bodies > 0 && arrays[A_joint_type].data == NULL)
-        luaL_error(L, "steel: scene.joint_type is missing but there are %I bodies (it says how many DOFs and "
-                   "position coordinates each has)", (lua_Integer)bodies);
+        luaL_error(
+            L,
+            "steel: scene.joint_type is missing but there are %I bodies (it says how many DOFs and "
+            "position coordinates each has)",
+            (lua_Integer)bodies);
     uint64_t dofs = 0, positions = 0;
-    if (bodies > 0) count_coordinates(L, &arrays[A_joint_type], &arrays[A_body_flags], bodies, &dofs, &positions);
+    if (bodies > 0)
+        count_coordinates(L, &arrays[A_joint_type], &arrays[A_body_flags], bodies, &dofs,
+                          &positions);
     check_counts(L, arrays, PER_DOF, dofs);
     check_counts(L, arrays, PER_POSITION, positions);
 
     scene.world_count = (uint32_t)world_count;
-#define SCENE_ASSIGN(field, type, ctype, names, per, width) scene.field = (const ctype*)arrays[A_##field].data;
+#define SCENE_ASSIGN(field, type, ctype, names, per, width)                                        \
+    scene.field = (const ctype*)arrays[A_##field].data;
     SCENE_ARRAYS(SCENE_ASSIGN)
 #undef SCENE_ASSIGN
     LSTEEL_CHECK(L, steel_batch_upload_scene(handle, &scene));
@@ -289,12 +305,24 @@ static int batch_upload_scene(lua_State* L) {
 /* ---- readers ----------------------------------------------------------------------------- */
 
 /* Each: batch:<name>([buffer]) -> a table (or the float64 buffer filled), count. */
-static int batch_contact_impulses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_contact_impulses); }
-static int batch_joint_velocities(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_joint_velocities); }
-static int batch_limit_impulses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_limit_impulses); }
-static int batch_drive_impulses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_drive_impulses); }
-static int batch_body_velocities(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_body_velocities); }
-static int batch_body_poses(lua_State* L) { return lsteel_read_vector(L, steel_batch_read_body_poses); }
+static int batch_contact_impulses(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_contact_impulses);
+}
+static int batch_joint_velocities(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_joint_velocities);
+}
+static int batch_limit_impulses(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_limit_impulses);
+}
+static int batch_drive_impulses(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_drive_impulses);
+}
+static int batch_body_velocities(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_body_velocities);
+}
+static int batch_body_poses(lua_State* L) {
+    return lsteel_read_vector(L, steel_batch_read_body_poses);
+}
 static int batch_constraint_impulses(lua_State* L) {
     return lsteel_read_vector(L, steel_batch_read_constraint_impulses);
 }

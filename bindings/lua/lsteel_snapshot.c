@@ -66,7 +66,10 @@ static int load_string(lua_State* L) {
     return 1;
 }
 
-const luaL_Reg lsteel_snapshot_methods[] = {
-    {"save", batch_save}, {"save_string", batch_save_string}, {"set_capture", batch_set_capture}, {NULL, NULL}};
+const luaL_Reg lsteel_snapshot_methods[] = {{"save", batch_save},
+                                            {"save_string", batch_save_string},
+                                            {"set_capture", batch_set_capture},
+                                            {NULL, NULL}};
 
-const luaL_Reg lsteel_snapshot_functions[] = {{"load", load_file}, {"load_string", load_string}, {NULL, NULL}};
+const luaL_Reg lsteel_snapshot_functions[] = {
+    {"load", load_file}, {"load_string", load_string}, {NULL, NULL}};

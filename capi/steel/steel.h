@@ -55,16 +55,16 @@ extern "C" {
 typedef int32_t steel_status;
 
 #define STEEL_OK 0
-#define STEEL_ERROR_INVALID_ARGUMENT (-1)   /* a value, size or index is out of its range */
-#define STEEL_ERROR_INVALID_HANDLE (-2)     /* null, destroyed or unknown batch handle */
-#define STEEL_ERROR_ABI_MISMATCH (-3)       /* header and library ABI versions differ */
-#define STEEL_ERROR_BUFFER_TOO_SMALL (-4)   /* an output capacity is too small; nothing written */
-#define STEEL_ERROR_UNSUPPORTED (-5)        /* backend or feature not available in this build */
-#define STEEL_ERROR_OUT_OF_MEMORY (-6)      /* an allocation failed; nothing changed */
-#define STEEL_ERROR_STRUCT_VERSION (-7)     /* struct_size too small, or unknown nonzero fields */
-#define STEEL_ERROR_NO_DATA (-8)            /* nothing uploaded or solved yet to read */
-#define STEEL_ERROR_INTERNAL (-9)           /* a bug, or a CUDA context in an error state */
-#define STEEL_ERROR_NO_DEVICE (-10)         /* CUDA backend built, but no usable CUDA device (or driver) */
+#define STEEL_ERROR_INVALID_ARGUMENT (-1) /* a value, size or index is out of its range */
+#define STEEL_ERROR_INVALID_HANDLE (-2)   /* null, destroyed or unknown batch handle */
+#define STEEL_ERROR_ABI_MISMATCH (-3)     /* header and library ABI versions differ */
+#define STEEL_ERROR_BUFFER_TOO_SMALL (-4) /* an output capacity is too small; nothing written */
+#define STEEL_ERROR_UNSUPPORTED (-5)      /* backend or feature not available in this build */
+#define STEEL_ERROR_OUT_OF_MEMORY (-6)    /* an allocation failed; nothing changed */
+#define STEEL_ERROR_STRUCT_VERSION (-7)   /* struct_size too small, or unknown nonzero fields */
+#define STEEL_ERROR_NO_DATA (-8)          /* nothing uploaded or solved yet to read */
+#define STEEL_ERROR_INTERNAL (-9)         /* a bug, or a CUDA context in an error state */
+#define STEEL_ERROR_NO_DEVICE (-10)       /* CUDA backend built, but no usable device or driver */
 
 /* Static, never NULL text for a status ("invalid argument", ...). Thread-safe. */
 STEEL_API const char* steel_status_string(steel_status status);
@@ -158,7 +158,7 @@ STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc*
 #define STEEL_ROW_BILATERAL 0      /* lambda free in R */
 #define STEEL_ROW_BOUNDED 1        /* lambda in [lower, upper] */
 #define STEEL_ROW_CONTACT_NORMAL 2 /* lambda in [0, inf) */
-#define STEEL_ROW_FRICTION_BOX 3   /* lambda in [-mu*ln, mu*ln], ln the live impulse of normal_row */
+#define STEEL_ROW_FRICTION_BOX 3   /* lambda in [-mu*ln, mu*ln], ln normal_row's live impulse */
 /* Coupled (cone) friction: two consecutive FRICTION_CONE rows are one contact's two tangent
  * directions, solved as one block with their 2x2 part of A, exactly within the disk
  * |lambda_t| <= mu*ln (a sliding contact's friction ends opposite its slip, on any body). Both
@@ -180,25 +180,25 @@ STEEL_API steel_status steel_batch_get_desc(steel_batch batch, steel_batch_desc*
  * Rows are solved in the order given. Values of a float32 batch are rounded on upload.
  */
 typedef struct steel_rows_desc {
-    uint32_t struct_size;              /* sizeof(steel_rows_desc) */
-    uint32_t world_count;              /* must equal the batch's world count */
-    const uint32_t* world_dof_counts;  /* [world_count] n per world */
-    const uint32_t* world_row_counts;  /* [world_count] m per world */
+    uint32_t struct_size;                 /* sizeof(steel_rows_desc) */
+    uint32_t world_count;                 /* must equal the batch's world count */
+    const uint32_t* world_dof_counts;     /* [world_count] n per world */
+    const uint32_t* world_row_counts;     /* [world_count] m per world */
     const double* unconstrained_velocity; /* [total_dofs] v-hat */
-    const uint32_t* block_offset;      /* [2 * total_rows] */
-    const uint32_t* block_length;      /* [2 * total_rows] */
-    uint64_t value_count;              /* length of jacobian and response */
-    const double* jacobian;            /* [value_count] J values */
-    const double* response;            /* [value_count] Y values */
-    const double* bias;                /* [total_rows] b */
-    const int32_t* kind;               /* [total_rows] STEEL_ROW_* */
-    const double* lower;               /* [total_rows] BOUNDED rows' lower bound; NULL ok if none */
-    const double* upper;               /* [total_rows] BOUNDED rows' upper bound; NULL ok if none */
-    const int32_t* normal_row;         /* [total_rows] FRICTION_BOX / _CONE: index of its
-                                          CONTACT_NORMAL row within the same world; NULL ok if none */
-    const double* friction;            /* [total_rows] FRICTION_BOX / _CONE: mu >= 0; NULL ok if none */
-    const double* regularization;      /* [total_rows] c >= 0 (0 = none: hard); NULL = all 0 */
-    const double* initial_impulse;     /* [total_rows] warm-start lambda; NULL = all 0 */
+    const uint32_t* block_offset;         /* [2 * total_rows] */
+    const uint32_t* block_length;         /* [2 * total_rows] */
+    uint64_t value_count;                 /* length of jacobian and response */
+    const double* jacobian;               /* [value_count] J values */
+    const double* response;               /* [value_count] Y values */
+    const double* bias;                   /* [total_rows] b */
+    const int32_t* kind;                  /* [total_rows] STEEL_ROW_* */
+    const double* lower;           /* [total_rows] BOUNDED rows' lower bound; NULL ok if none */
+    const double* upper;           /* [total_rows] BOUNDED rows' upper bound; NULL ok if none */
+    const int32_t* normal_row;     /* [total_rows] FRICTION_BOX / _CONE: index of its
+                                      CONTACT_NORMAL row in the same world; NULL ok if none */
+    const double* friction;        /* [total_rows] FRICTION_BOX / _CONE: mu >= 0; NULL ok */
+    const double* regularization;  /* [total_rows] c >= 0 (0 = none: hard); NULL = all 0 */
+    const double* initial_impulse; /* [total_rows] warm-start lambda; NULL = all 0 */
 } steel_rows_desc;
 
 /* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
@@ -329,8 +329,8 @@ STEEL_API steel_status steel_batch_solve(steel_batch batch);
 /* Impulses lambda of every row, concatenated over worlds like the upload ([total_rows]).
  * out may be NULL to query the count. Returns OK, INVALID_HANDLE, NO_DATA (not solved since the
  * last upload), BUFFER_TOO_SMALL (capacity < total_rows; *out_count still set). */
-STEEL_API steel_status steel_batch_read_impulses(steel_batch batch, double* out,
-                                                 uint64_t capacity, uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_impulses(steel_batch batch, double* out, uint64_t capacity,
+                                                 uint64_t* out_count);
 
 /* Velocities v = v-hat + Y lambda of every world, concatenated ([total_dofs]). Same rules. */
 STEEL_API steel_status steel_batch_read_velocities(steel_batch batch, double* out,
@@ -340,8 +340,9 @@ STEEL_API steel_status steel_batch_read_velocities(steel_batch batch, double* ou
  * have been 1 for that solve), oldest first; *out_count is the world's sweep count. out may be
  * NULL to query. Returns OK, INVALID_HANDLE, INVALID_ARGUMENT (world out of range), NO_DATA (not
  * solved, or solved without history), BUFFER_TOO_SMALL. */
-STEEL_API steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world, double* out,
-                                                         uint32_t capacity, uint32_t* out_count);
+STEEL_API steel_status steel_batch_read_residual_history(steel_batch batch, uint32_t world,
+                                                         double* out, uint32_t capacity,
+                                                         uint32_t* out_count);
 
 #define STEEL_WORLD_NONFINITE (1u << 0) /* a non-finite number appeared; results reset */
 #define STEEL_WORLD_CONVERGED (1u << 1) /* residual reached the tolerance (tolerance > 0) */
@@ -365,7 +366,7 @@ typedef struct steel_world_stats {
      * the previous sweep's, so a fast-converging world counts nearly every sweep); 0 without
      * momentum */
     uint32_t momentum_restarts;
-    uint32_t reserved0;         /* 0 */
+    uint32_t reserved0; /* 0 */
 } steel_world_stats;
 
 /* Statistics of every world. element_size is the caller's sizeof(steel_world_stats), at least
@@ -429,13 +430,14 @@ STEEL_API steel_status steel_batch_save_file(steel_batch batch, const char* path
  * (the snapshot's backend is not built into this library), NO_DEVICE (a CUDA snapshot, CUDA
  * built but no usable device found), INTERNAL (a CUDA snapshot in a process whose CUDA context is
  * in an error state), OUT_OF_MEMORY (also: the rows do not fit on the device). */
-STEEL_API steel_status steel_batch_load_memory(uint32_t abi_version, const void* data, uint64_t size,
-                                               steel_batch* out);
+STEEL_API steel_status steel_batch_load_memory(uint32_t abi_version, const void* data,
+                                               uint64_t size, steel_batch* out);
 
 /* steel_batch_load_memory on the whole content of the file at path. Also INVALID_ARGUMENT when
  * the file cannot be read (the message gives the system's reason) or is not a regular file (a
  * FIFO is refused at once, never waited on). */
-STEEL_API steel_status steel_batch_load_file(uint32_t abi_version, const char* path, steel_batch* out);
+STEEL_API steel_status steel_batch_load_file(uint32_t abi_version, const char* path,
+                                             steel_batch* out);
 
 /* Capture for bug reports. With a path, every later successful steel_batch_solve of this batch
  * appends the batch's snapshot (after the solve) to that file as one record of a capture
@@ -475,9 +477,9 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
 /* A standalone body, not part of any articulation (joint_parent -1, no joint_position
  * coordinates): its pose is body_pose, its velocity body_velocity, and body_flags says how it
  * moves: DYNAMIC (6 DOFs, com velocity then angular velocity: exactly a FREE joint to the
- * world at its com, so a body spinning torque-free keeps its com still), STATIC (0 DOFs, never moves)
- * or KINEMATIC (0 DOFs, moves at body_velocity whatever touches it: contacts and connects on it
- * see that motion). */
+ * world at its com, so a body spinning torque-free keeps its com still), STATIC (0 DOFs, never
+ * moves) or KINEMATIC (0 DOFs, moves at body_velocity whatever touches it: contacts and connects
+ * on it see that motion). */
 #define STEEL_JOINT_NONE 5
 
 #define STEEL_BODY_DYNAMIC 0
@@ -488,8 +490,9 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
 #define STEEL_FRICTION_MODEL_CONE 1 /* one FRICTION_CONE pair per contact */
 
 #define STEEL_DRIVE_MODE_AUGMENTED 0 /* drives folded into H~, implicit; no effort limit */
-#define STEEL_DRIVE_MODE_ROWS 1      /* one regularized drive row per driven DOF, bounded by the
-                                        effort limit (cfm is left out of these rows) */
+/* One regularized drive row per driven DOF, bounded by the effort limit (cfm is left out of these
+ * rows). */
+#define STEEL_DRIVE_MODE_ROWS 1
 
 /*
  * One step of every world's scene, in bulk. Arrays are concatenated over worlds in world order;
@@ -520,65 +523,65 @@ STEEL_API steel_status steel_batch_set_capture(steel_batch batch, const char* pa
  */
 typedef struct steel_scene_desc {
     uint32_t struct_size;
-    uint32_t world_count;            /* must equal the batch's */
-    double dt;                       /* step, > 0 */
-    double baumgarte;                /* beta in [0, 1]: fraction of penetration / limit / loop
-                                        error corrected per step; default 0.2 */
-    double restitution_threshold;    /* approach speed above which restitution applies; 0.5 */
-    int32_t friction_model;          /* STEEL_FRICTION_MODEL_*; default BOX */
-    int32_t drive_mode;              /* STEEL_DRIVE_MODE_*; default AUGMENTED */
-    const double* gravity;           /* [3 * world_count] */
+    uint32_t world_count;                /* must equal the batch's */
+    double dt;                           /* step, > 0 */
+    double baumgarte;                    /* beta in [0, 1]: fraction of penetration / limit / loop
+                                            error corrected per step; default 0.2 */
+    double restitution_threshold;        /* approach speed above which restitution applies; 0.5 */
+    int32_t friction_model;              /* STEEL_FRICTION_MODEL_*; default BOX */
+    int32_t drive_mode;                  /* STEEL_DRIVE_MODE_*; default AUGMENTED */
+    const double* gravity;               /* [3 * world_count] */
     const uint32_t* world_body_count;    /* [world_count] */
     const uint32_t* world_contact_count; /* [world_count]; NULL = none */
     const uint32_t* world_connect_count; /* [world_count]; NULL = none */
     const uint32_t* world_mimic_count;   /* [world_count]; NULL = none */
     /* bodies and joints */
-    const double* body_mass;          /* [B] */
-    const double* body_com;           /* [3B] */
-    const double* body_inertia;       /* [6B] */
-    const int32_t* joint_type;        /* [B] */
-    const int32_t* joint_parent;      /* [B] */
-    const double* joint_axis;         /* [3B]; NULL ok without revolute/prismatic joints */
-    const double* joint_parent_frame; /* [7B] */
-    const double* joint_child_frame;  /* [7B] */
-    const double* joint_position;     /* [total position coordinates] q */
-    const double* joint_velocity;     /* [total DOFs] qd */
-    const double* joint_armature;     /* [total DOFs] >= 0; NULL = 0 */
-    const double* joint_damping;      /* [total DOFs] >= 0; NULL = 0 */
-    const double* joint_lower;        /* [total DOFs] position limit (1-DOF joints); -inf = none;
-                                         NULL = none */
-    const double* joint_upper;        /* [total DOFs] +inf = none; NULL = none */
-    const double* drive_stiffness;    /* [total DOFs] kp >= 0 (1-DOF joints); NULL = no drives */
-    const double* drive_damping;      /* [total DOFs] kd >= 0 */
+    const double* body_mass;             /* [B] */
+    const double* body_com;              /* [3B] */
+    const double* body_inertia;          /* [6B] */
+    const int32_t* joint_type;           /* [B] */
+    const int32_t* joint_parent;         /* [B] */
+    const double* joint_axis;            /* [3B]; NULL ok without revolute/prismatic joints */
+    const double* joint_parent_frame;    /* [7B] */
+    const double* joint_child_frame;     /* [7B] */
+    const double* joint_position;        /* [total position coordinates] q */
+    const double* joint_velocity;        /* [total DOFs] qd */
+    const double* joint_armature;        /* [total DOFs] >= 0; NULL = 0 */
+    const double* joint_damping;         /* [total DOFs] >= 0; NULL = 0 */
+    const double* joint_lower;           /* [total DOFs] position limit (1-DOF joints); -inf = none;
+                                            NULL = none */
+    const double* joint_upper;           /* [total DOFs] +inf = none; NULL = none */
+    const double* drive_stiffness;       /* [total DOFs] kp >= 0 (1-DOF joints); NULL = no drives */
+    const double* drive_damping;         /* [total DOFs] kd >= 0 */
     const double* drive_target_position; /* [total DOFs] */
     const double* drive_target_velocity; /* [total DOFs] */
-    const double* drive_effort_limit; /* [total DOFs] > 0, +inf = none; finite only with
-                                         drive_mode ROWS; NULL = none */
-    const double* joint_velocity_limit; /* [total DOFs] > 0, +inf = none; NULL = none */
-    const double* external_force;     /* [6B] world force then torque, applied at the com;
-                                         NULL = none */
+    const double* drive_effort_limit;    /* [total DOFs] > 0, +inf = none; finite only with
+                                            drive_mode ROWS; NULL = none */
+    const double* joint_velocity_limit;  /* [total DOFs] > 0, +inf = none; NULL = none */
+    const double* external_force;        /* [6B] world force then torque, applied at the com;
+                                            NULL = none */
     /* standalone bodies (joint type NONE); each may be NULL when no body needs it */
-    const double* body_pose;          /* [7B] world position of the body frame, then quaternion */
-    const double* body_velocity;      /* [6B] world velocity of the com, then angular velocity */
-    const int32_t* body_flags;        /* [B] STEEL_BODY_*; NULL = all DYNAMIC */
+    const double* body_pose;     /* [7B] world position of the body frame, then quaternion */
+    const double* body_velocity; /* [6B] world velocity of the com, then angular velocity */
+    const int32_t* body_flags;   /* [B] STEEL_BODY_*; NULL = all DYNAMIC */
     /* contacts */
-    const int32_t* contact_body_a;    /* [C] */
-    const int32_t* contact_body_b;    /* [C] -1 = static world */
-    const double* contact_point;      /* [3C] world */
-    const double* contact_normal;     /* [3C] world, unit, from b to a */
-    const double* contact_distance;   /* [C] */
-    const double* contact_friction;   /* [C] mu >= 0 */
+    const int32_t* contact_body_a;     /* [C] */
+    const int32_t* contact_body_b;     /* [C] -1 = static world */
+    const double* contact_point;       /* [3C] world */
+    const double* contact_normal;      /* [3C] world, unit, from b to a */
+    const double* contact_distance;    /* [C] */
+    const double* contact_friction;    /* [C] mu >= 0 */
     const double* contact_restitution; /* [C] in [0, 1]; NULL = 0 */
     /* connect constraints */
-    const int32_t* connect_body_a;    /* [K] */
-    const int32_t* connect_body_b;    /* [K] -1 = world */
-    const double* connect_point_a;    /* [3K] body a's frame */
-    const double* connect_point_b;    /* [3K] body b's frame (world for -1) */
+    const int32_t* connect_body_a; /* [K] */
+    const int32_t* connect_body_b; /* [K] -1 = world */
+    const double* connect_point_a; /* [3K] body a's frame */
+    const double* connect_point_b; /* [3K] body b's frame (world for -1) */
     /* mimic constraints */
-    const int32_t* mimic_joint_a;     /* [Mi] body index of a 1-DOF joint */
-    const int32_t* mimic_joint_b;     /* [Mi] */
-    const double* mimic_ratio;        /* [Mi] */
-    const double* mimic_offset;       /* [Mi] */
+    const int32_t* mimic_joint_a; /* [Mi] body index of a 1-DOF joint */
+    const int32_t* mimic_joint_b; /* [Mi] */
+    const double* mimic_ratio;    /* [Mi] */
+    const double* mimic_offset;   /* [Mi] */
 } steel_scene_desc;
 
 /* Fills the first struct_size bytes of *out: the defaults above, zeros past the fields this
@@ -604,44 +607,45 @@ STEEL_API steel_status steel_batch_upload_scene(steel_batch batch, const steel_s
 /* Per contact of the last scene solve: 6 doubles, (normal impulse, friction impulse along
  * tangent 1, along tangent 2, then the total impulse on body a as a world vector). [6 * C].
  * Returns like steel_batch_read_impulses; NO_DATA if the rows did not come from a scene. */
-STEEL_API steel_status steel_batch_read_contact_impulses(steel_batch batch, double* out, uint64_t capacity,
-                                                        uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_contact_impulses(steel_batch batch, double* out,
+                                                         uint64_t capacity, uint64_t* out_count);
 
 /* Per DOF of the last scene solve, in the scene's DOF order: the new joint velocities qd. */
-STEEL_API steel_status steel_batch_read_joint_velocities(steel_batch batch, double* out, uint64_t capacity,
-                                                        uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_joint_velocities(steel_batch batch, double* out,
+                                                         uint64_t capacity, uint64_t* out_count);
 
 /* Per DOF: the joint-limit impulse of the last solve (lower limit positive, upper negative). */
 /* (Drive rows' impulses, with drive_mode ROWS, are read with steel_batch_read_drive_impulses.) */
-STEEL_API steel_status steel_batch_read_limit_impulses(steel_batch batch, double* out, uint64_t capacity,
-                                                      uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_limit_impulses(steel_batch batch, double* out,
+                                                       uint64_t capacity, uint64_t* out_count);
 
 /* Per DOF: the drive impulse dt * f of the last solve (drive_mode ROWS; 0 for undriven DOFs and
  * in AUGMENTED mode, where the drive is inside H~ and has no row). */
-STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out, uint64_t capacity,
-                                                      uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_drive_impulses(steel_batch batch, double* out,
+                                                       uint64_t capacity, uint64_t* out_count);
 
 /* Per connect constraint then per mimic constraint of the last scene solve, in upload order
  * (all worlds' connects first, then all worlds' mimics): 3 doubles per connect, the impulse on
  * body a's point as a world vector; 1 double per mimic, the impulse along q_a. */
-STEEL_API steel_status steel_batch_read_constraint_impulses(steel_batch batch, double* out, uint64_t capacity,
-                                                           uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_constraint_impulses(steel_batch batch, double* out,
+                                                            uint64_t capacity, uint64_t* out_count);
 
 /* Per body: 6 doubles, the world velocity of its centre of mass then its angular velocity, at
  * the pose the step started from. For a standalone body this is the next step's body_velocity. */
-STEEL_API steel_status steel_batch_read_body_velocities(steel_batch batch, double* out, uint64_t capacity,
-                                                       uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_body_velocities(steel_batch batch, double* out,
+                                                        uint64_t capacity, uint64_t* out_count);
 
 /* Per body: 7 doubles, its world pose after the step (position of the body frame, then its
  * quaternion): the integrated positions pushed through forward kinematics. For a standalone
  * body this is the next step's body_pose (a kinematic body moves at body_velocity). */
-STEEL_API steel_status steel_batch_read_body_poses(steel_batch batch, double* out, uint64_t capacity,
-                                                  uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_body_poses(steel_batch batch, double* out,
+                                                   uint64_t capacity, uint64_t* out_count);
 
 /* Per position coordinate: q advanced by the new velocities over dt (quaternions on the unit
  * sphere), ready to be the next step's joint_position. */
-STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, double* out, uint64_t capacity,
-                                                            uint64_t* out_count);
+STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, double* out,
+                                                             uint64_t capacity,
+                                                             uint64_t* out_count);
 
 /* ---------------------------------------------------------------------------------------- */
 /* CUDA device-pointer interop (docs/cuda.md)                                               */
@@ -663,7 +667,8 @@ STEEL_API steel_status steel_batch_read_integrated_positions(steel_batch batch, 
  * the host once; the call returns when the upload is complete. For the per-step numbers use
  * steel_batch_update_values_device, which never leaves the device.
  * Returns like steel_batch_upload_rows, plus UNSUPPORTED / INVALID_ARGUMENT as above. */
-STEEL_API steel_status steel_batch_upload_rows_device(steel_batch batch, const steel_rows_desc* rows, void* stream);
+STEEL_API steel_status steel_batch_upload_rows_device(steel_batch batch,
+                                                      const steel_rows_desc* rows, void* stream);
 
 /* New numbers for the batch's current rows (same counts, blocks, kinds), as device arrays laid
  * out as in steel_rows_desc. NULL keeps that array's current values. */
@@ -697,7 +702,8 @@ static inline void steel_row_values_desc_default(steel_row_values_desc* out) {
  * UNSUPPORTED, OUT_OF_MEMORY or INTERNAL. The one exception to "a failed call changes nothing":
  * an INTERNAL from a launch that failed after the first copy was enqueued may leave the values
  * partly replaced, and the batch's snapshots then hold no results until its next solve. */
-STEEL_API steel_status steel_batch_update_values_device(steel_batch batch, const steel_row_values_desc* values,
+STEEL_API steel_status steel_batch_update_values_device(steel_batch batch,
+                                                        const steel_row_values_desc* values,
                                                         void* stream);
 
 /* steel_batch_solve on `stream`, returning before the device finishes: no host
@@ -716,12 +722,14 @@ STEEL_API steel_status steel_batch_solve_async(steel_batch batch, void* stream);
 /* The last solve's impulses ([total_rows]), widened to double, written into the device array
  * out on `stream` (asynchronously). out may be NULL to query the count.
  * Returns OK, INVALID_HANDLE, NO_DATA, BUFFER_TOO_SMALL, INVALID_ARGUMENT, UNSUPPORTED. */
-STEEL_API steel_status steel_batch_read_impulses_device(steel_batch batch, double* out, uint64_t capacity,
-                                                        uint64_t* out_count, void* stream);
+STEEL_API steel_status steel_batch_read_impulses_device(steel_batch batch, double* out,
+                                                        uint64_t capacity, uint64_t* out_count,
+                                                        void* stream);
 
 /* The last solve's velocities ([total_dofs]) into a device array; same rules. */
-STEEL_API steel_status steel_batch_read_velocities_device(steel_batch batch, double* out, uint64_t capacity,
-                                                          uint64_t* out_count, void* stream);
+STEEL_API steel_status steel_batch_read_velocities_device(steel_batch batch, double* out,
+                                                          uint64_t capacity, uint64_t* out_count,
+                                                          void* stream);
 
 #ifdef __cplusplus
 }

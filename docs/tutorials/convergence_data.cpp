@@ -40,10 +40,13 @@ Run solve(const scenes::RowsBuilder& builder, steel_solve_options options) {
     check(steel_batch_solve(batch), "solve");
     Run run;
     run.impulses.resize(builder.total_rows());
-    check(steel_batch_read_impulses(batch, run.impulses.data(), run.impulses.size(), nullptr), "impulses");
+    check(steel_batch_read_impulses(batch, run.impulses.data(), run.impulses.size(), nullptr),
+          "impulses");
     check(steel_batch_read_world_stats(batch, sizeof(run.stats), &run.stats, 1, nullptr), "stats");
     run.history.resize(run.stats.sweeps);
-    check(steel_batch_read_residual_history(batch, 0, run.history.data(), run.stats.sweeps, nullptr), "history");
+    check(
+        steel_batch_read_residual_history(batch, 0, run.history.data(), run.stats.sweeps, nullptr),
+        "history");
     check(steel_batch_destroy(batch), "destroy");
     return run;
 }
@@ -77,11 +80,13 @@ void write_cfm(const std::string& dir) {
     const double jy = 2.0; // J.Y of a contact between two unit boxes: 1/m + 1/m
     const double cfms[] = {0.0, 0.25 * jy, 1.0 * jy, 4.0 * jy};
     std::vector<Run> runs;
-    for (double cfm : cfms) runs.push_back(solve(stack, options_with(3000, cfm, 0)));
+    for (double cfm : cfms)
+        runs.push_back(solve(stack, options_with(3000, cfm, 0)));
     FILE* curves = open_csv(dir, "cfm_residuals.csv", "sweep,cfm0,cfm025,cfm1,cfm4");
     for (size_t k = 0; k < 3000; ++k) {
         std::fprintf(curves, "%zu", k + 1);
-        for (const Run& run : runs) std::fprintf(curves, ",%.6e", k < run.history.size() ? run.history[k] : NAN);
+        for (const Run& run : runs)
+            std::fprintf(curves, ",%.6e", k < run.history.size() ? run.history[k] : NAN);
         std::fprintf(curves, "\n");
     }
     std::fclose(curves);
@@ -114,7 +119,8 @@ void write_cfm(const std::string& dir) {
 void write_settling(const std::string& dir) {
     const double mass = 1.0, gravity = 9.81, dt = 1.0 / 60.0, beta = 0.2;
     const double cs[] = {0.0, 0.05, 0.2, 0.5};
-    FILE* file = open_csv(dir, "settling.csv", "step,c0,c005,c02,c05,predicted005,predicted02,predicted05");
+    FILE* file =
+        open_csv(dir, "settling.csv", "step,c0,c005,c02,c05,predicted005,predicted02,predicted05");
     std::vector<double> height(4, 0.0), velocity(4, 0.0);
     for (uint32_t step = 1; step <= 600; ++step) {
         std::fprintf(file, "%u", step);
@@ -132,7 +138,8 @@ void write_settling(const std::string& dir) {
             height[k] += velocity[k] * dt;
             std::fprintf(file, ",%.6e", -height[k]);
         }
-        for (size_t k = 1; k < 4; ++k) std::fprintf(file, ",%.6e", cs[k] * mass * gravity * dt * dt / beta);
+        for (size_t k = 1; k < 4; ++k)
+            std::fprintf(file, ",%.6e", cs[k] * mass * gravity * dt * dt / beta);
         std::fprintf(file, "\n");
     }
     std::fclose(file);
@@ -155,10 +162,12 @@ void write_momentum(const std::string& dir) {
         const uint32_t sweeps = 3000;
         const Run plain = solve(builder, options_with(sweeps, 0.0, 0));
         const Run accelerated = solve(builder, options_with(sweeps, 0.0, 1));
-        FILE* file = open_csv(dir, (std::string("momentum_") + c.name + ".csv").c_str(), "sweep,plain,momentum");
+        FILE* file = open_csv(dir, (std::string("momentum_") + c.name + ".csv").c_str(),
+                              "sweep,plain,momentum");
         const double first = plain.history[0];
         for (uint32_t k = 0; k < sweeps; ++k)
-            std::fprintf(file, "%u,%.6e,%.6e\n", k + 1, plain.history[k] / first, accelerated.history[k] / first);
+            std::fprintf(file, "%u,%.6e,%.6e\n", k + 1, plain.history[k] / first,
+                         accelerated.history[k] / first);
         std::fclose(file);
     }
     // Restarts of the first case, sweep by sweep: the restart count after k + 1 sweeps.
@@ -179,11 +188,12 @@ void write_momentum(const std::string& dir) {
     std::fclose(restarts);
     // Load reaching the ground: the bottom and top contacts' impulses over plain sweeps.
     const std::vector<double> exact = scenes::stack_exact_impulses(spec);
-    FILE* load = open_csv(dir, "load_h20.csv", "sweep,bottom_fraction,middle_fraction,top_fraction");
+    FILE* load =
+        open_csv(dir, "load_h20.csv", "sweep,bottom_fraction,middle_fraction,top_fraction");
     for (uint32_t k = 1; k <= 2000; k += (k < 100 ? 1 : 10)) {
         const Run run = solve(builder, options_with(k, 0.0, 0));
-        std::fprintf(load, "%u,%.6f,%.6f,%.6f\n", k, run.impulses[0] / exact[0], run.impulses[10] / exact[10],
-                     run.impulses[19] / exact[19]);
+        std::fprintf(load, "%u,%.6f,%.6f,%.6f\n", k, run.impulses[0] / exact[0],
+                     run.impulses[10] / exact[10], run.impulses[19] / exact[19]);
     }
     std::fclose(load);
 }

@@ -16,7 +16,7 @@ int main(void) {
     const uint32_t dofs[1] = {1}, rows_per_world[1] = {1};
     const double v_hat[1] = {-g_dt};
     const uint32_t block_offset[2] = {0, 0}, block_length[2] = {1, 0}; /* one block: DOF 0 */
-    const double jacobian[1] = {1.0}, response[1] = {1.0 / m};        /* Y = H^-1 J^T */
+    const double jacobian[1] = {1.0}, response[1] = {1.0 / m};         /* Y = H^-1 J^T */
     const double bias[1] = {0.0};
     const int32_t kind[1] = {STEEL_ROW_CONTACT_NORMAL};
 

@@ -26,9 +26,12 @@ static int failed(const char* what) {
 /* v rotated by the unit quaternion q = (w, x, y, z). */
 static void rotate(const double* q, const double* v, double* out) {
     const double w = q[0], x = q[1], y = q[2], z = q[3];
-    out[0] = (1 - 2 * (y * y + z * z)) * v[0] + 2 * (x * y - w * z) * v[1] + 2 * (x * z + w * y) * v[2];
-    out[1] = 2 * (x * y + w * z) * v[0] + (1 - 2 * (x * x + z * z)) * v[1] + 2 * (y * z - w * x) * v[2];
-    out[2] = 2 * (x * z - w * y) * v[0] + 2 * (y * z + w * x) * v[1] + (1 - 2 * (x * x + y * y)) * v[2];
+    out[0] =
+        (1 - 2 * (y * y + z * z)) * v[0] + 2 * (x * y - w * z) * v[1] + 2 * (x * z + w * y) * v[2];
+    out[1] =
+        2 * (x * y + w * z) * v[0] + (1 - 2 * (x * x + z * z)) * v[1] + 2 * (y * z - w * x) * v[2];
+    out[2] =
+        2 * (x * z - w * y) * v[0] + 2 * (y * z + w * x) * v[1] + (1 - 2 * (x * x + y * y)) * v[2];
 }
 
 int main(void) {
@@ -38,10 +41,11 @@ int main(void) {
     const double gravity[3] = {0, 0, -g};
     const uint32_t body_count[1] = {1}, contact_count[1] = {4};
     const double mass[1] = {m}, com[3] = {0, 0, 0};
-    const double inertia[6] = {m * (4 * h * h) / 6, m * (4 * h * h) / 6, m * (4 * h * h) / 6, 0, 0, 0};
+    const double inertia[6] = {
+        m * (4 * h * h) / 6, m * (4 * h * h) / 6, m * (4 * h * h) / 6, 0, 0, 0};
     const int32_t joint_type[1] = {STEEL_JOINT_FREE}, joint_parent[1] = {-1};
     const double identity[7] = {0, 0, 0, 1, 0, 0, 0}; /* joint frames = body frame, world frame */
-    double q[7] = {0, 0, h + 0.05, 1, 0, 0, 0};        /* 5 cm above the ground */
+    double q[7] = {0, 0, h + 0.05, 1, 0, 0, 0};       /* 5 cm above the ground */
     double qd[6] = {0, 0, 0, 0, 0, 0};
 
     /* Four contacts, box (body 0) against the world (-1), refilled every step. */
@@ -53,11 +57,13 @@ int main(void) {
     steel_batch batch = {0};
     steel_batch_desc desc;
     steel_batch_desc_default(&desc);
-    if (steel_batch_create(STEEL_ABI_VERSION, &desc, &batch) != STEEL_OK) return failed("steel_batch_create");
+    if (steel_batch_create(STEEL_ABI_VERSION, &desc, &batch) != STEEL_OK)
+        return failed("steel_batch_create");
     steel_solve_options options;
     steel_solve_options_default(&options);
     options.iterations = 100;
-    if (steel_batch_set_options(batch, &options) != STEEL_OK) return failed("steel_batch_set_options");
+    if (steel_batch_set_options(batch, &options) != STEEL_OK)
+        return failed("steel_batch_set_options");
 
     steel_scene_desc scene;
     steel_scene_desc_default(&scene); /* dt 1/60, baumgarte 0.2, box friction */
@@ -90,10 +96,12 @@ int main(void) {
             const double corner[3] = {c & 1 ? h : -h, c & 2 ? h : -h, -h};
             double offset[3];
             rotate(q + 3, corner, offset);
-            for (int k = 0; k < 3; ++k) point[3 * c + k] = q[k] + offset[k];
+            for (int k = 0; k < 3; ++k)
+                point[3 * c + k] = q[k] + offset[k];
             distance[c] = point[3 * c + 2]; /* signed height above z = 0 */
         }
-        if (steel_batch_upload_scene(batch, &scene) != STEEL_OK) return failed("steel_batch_upload_scene");
+        if (steel_batch_upload_scene(batch, &scene) != STEEL_OK)
+            return failed("steel_batch_upload_scene");
         if (steel_batch_solve(batch) != STEEL_OK) return failed("steel_batch_solve");
         /* The next state: q advanced by the new velocities (quaternion kept unit), and qd. */
         if (steel_batch_read_integrated_positions(batch, q, 7, NULL) != STEEL_OK ||
@@ -101,15 +109,19 @@ int main(void) {
             steel_batch_read_contact_impulses(batch, impulses, 4 * 6, NULL) != STEEL_OK)
             return failed("reading the step");
         total_normal = 0;
-        for (int c = 0; c < 4; ++c) total_normal += impulses[6 * c];
+        for (int c = 0; c < 4; ++c)
+            total_normal += impulses[6 * c];
         if (step <= 8 || step % 20 == 0)
-            printf("step %2d: height %.6f m, vertical velocity %+.6f m/s, normal impulse %.6f N s\n", step, q[2],
-                   qd[2], total_normal);
+            printf(
+                "step %2d: height %.6f m, vertical velocity %+.6f m/s, normal impulse %.6f N s\n",
+                step, q[2], qd[2], total_normal);
     }
     steel_batch_destroy(batch);
 
     const double weight = m * g * dt;
-    printf("at rest: height %.6f (exact %.6f), normal impulse %.9f (m g dt = %.9f)\n", q[2], h, total_normal, weight);
-    const int ok = fabs(q[2] - h) < 1e-3 && fabs(qd[2]) < 1e-3 && fabs(total_normal - weight) < 1e-6 * weight;
+    printf("at rest: height %.6f (exact %.6f), normal impulse %.9f (m g dt = %.9f)\n", q[2], h,
+           total_normal, weight);
+    const int ok =
+        fabs(q[2] - h) < 1e-3 && fabs(qd[2]) < 1e-3 && fabs(total_normal - weight) < 1e-6 * weight;
     return ok ? 0 : 1;
 }

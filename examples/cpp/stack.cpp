@@ -47,7 +47,9 @@ class Batch {
     ~Batch() { steel_batch_destroy(handle_); } // the null handle is a no-op
 
     void upload(const steel_rows_desc& rows) { check(steel_batch_upload_rows(handle_, &rows)); }
-    void set_options(const steel_solve_options& options) { check(steel_batch_set_options(handle_, &options)); }
+    void set_options(const steel_solve_options& options) {
+        check(steel_batch_set_options(handle_, &options));
+    }
     void solve() { check(steel_batch_solve(handle_)); }
     std::vector<double> impulses() const {
         uint64_t count = 0;
@@ -60,7 +62,8 @@ class Batch {
         uint32_t count = 0;
         check(steel_batch_read_world_stats(handle_, sizeof(steel_world_stats), nullptr, 0, &count));
         std::vector<steel_world_stats> all(count);
-        check(steel_batch_read_world_stats(handle_, sizeof(steel_world_stats), all.data(), count, nullptr));
+        check(steel_batch_read_world_stats(handle_, sizeof(steel_world_stats), all.data(), count,
+                                           nullptr));
         return all.at(world);
     }
 
@@ -74,7 +77,8 @@ int main() try {
     const uint32_t height = 10;
     const double g_dt = 9.81 / 60.0;
     std::vector<double> mass(height);
-    for (uint32_t k = 0; k < height; ++k) mass[k] = 1.0 + k; // heavier towards the top
+    for (uint32_t k = 0; k < height; ++k)
+        mass[k] = 1.0 + k; // heavier towards the top
 
     // Rows of the stack: contact 0 over box 0 alone, contact k over boxes k-1 and k (one block).
     std::vector<uint32_t> block_offset, block_length;
@@ -125,9 +129,10 @@ int main() try {
         above += mass[k];
         worst = std::fmax(worst, std::fabs(impulses[k] - g_dt * above));
     }
-    std::printf("%u-box stack: %u sweeps (%s), bottom impulse %.9f (exact %.9f), worst error %.2e\n", height,
-                stats.sweeps, (stats.flags & STEEL_WORLD_CONVERGED) ? "converged" : "not converged", impulses[0],
-                g_dt * above, worst);
+    std::printf(
+        "%u-box stack: %u sweeps (%s), bottom impulse %.9f (exact %.9f), worst error %.2e\n",
+        height, stats.sweeps, (stats.flags & STEEL_WORLD_CONVERGED) ? "converged" : "not converged",
+        impulses[0], g_dt * above, worst);
 
     // A misuse shows Steel's message through the exception.
     try {

@@ -581,7 +581,8 @@ int run_random(const Settings& settings, const steel_solve_options& options) {
 
 } // namespace
 
-// ---- scene mode: the example scenes, one world each, built and solved in one batch ---------------
+// ---- scene mode: the example scenes, one world each, built and solved in one batch
+// ---------------
 
 struct Scene {
     const char* name;
@@ -590,7 +591,8 @@ struct Scene {
 const Scene scene_list[] = {
     {"box stack of 5", [](scenes::SceneBuilder& b) { scenes::add_box_stack(b, 5); }},
     {"box pile of 20", [](scenes::SceneBuilder& b) { scenes::add_box_pile(b, 20); }},
-    {"7-DOF arm, box in grasp", [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
+    {"7-DOF arm, box in grasp",
+     [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); }},
     {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
     {"four-bar linkage", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
 };
@@ -612,23 +614,27 @@ int run_scenes(const Settings& settings, const steel_solve_options& options) {
     const steel_scene_desc desc = builder.desc();
     auto start = std::chrono::steady_clock::now();
     check(steel_batch_upload_scene(batch.handle(), &desc), "steel_batch_upload_scene");
-    const double build = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double build =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
     check(steel_batch_solve(batch.handle()), "steel_batch_solve");
-    const double solve_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double solve_time =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<steel_world_stats> stats(builder.world_count());
-    check(steel_batch_read_world_stats(batch.handle(), sizeof(steel_world_stats), stats.data(), uint32_t(stats.size()),
-                                       nullptr),
+    check(steel_batch_read_world_stats(batch.handle(), sizeof(steel_world_stats), stats.data(),
+                                       uint32_t(stats.size()), nullptr),
           "steel_batch_read_world_stats");
     uint64_t count = 0;
-    check(steel_batch_read_body_velocities(batch.handle(), nullptr, 0, &count), "steel_batch_read_body_velocities");
+    check(steel_batch_read_body_velocities(batch.handle(), nullptr, 0, &count),
+          "steel_batch_read_body_velocities");
     std::vector<double> body_velocity(count);
     check(steel_batch_read_body_velocities(batch.handle(), body_velocity.data(), count, nullptr),
           "steel_batch_read_body_velocities");
 
-    std::printf("Scene mode: the example scenes as one batch of %u worlds (rows built from bodies, joints "
-                "and contacts)\n",
-                builder.world_count());
+    std::printf(
+        "Scene mode: the example scenes as one batch of %u worlds (rows built from bodies, joints "
+        "and contacts)\n",
+        builder.world_count());
     std::printf("%-26s %6s %8s %7s %12s  %s\n", "scene", "bodies", "contacts", "sweeps", "residual",
                 "fastest body after one step");
     int failures = 0;
@@ -636,14 +642,15 @@ int run_scenes(const Settings& settings, const steel_solve_options& options) {
     for (uint32_t w = 0; w < builder.world_count(); ++w) {
         double fastest = 0;
         for (size_t b = body0; b < body0 + builder.body_counts[w]; ++b)
-            for (int k = 0; k < 3; ++k) fastest = std::max(fastest, std::fabs(body_velocity[6 * b + size_t(k)]));
+            for (int k = 0; k < 3; ++k)
+                fastest = std::max(fastest, std::fabs(body_velocity[6 * b + size_t(k)]));
         body0 += builder.body_counts[w];
         std::printf("%-26s %6u %8u %7u %12.3e  %.3g m/s\n", list[w].name, builder.body_counts[w],
                     builder.contact_counts[w], stats[w].sweeps, stats[w].residual, fastest);
         if (stats[w].flags & STEEL_WORLD_NONFINITE) ++failures;
     }
-    std::printf("row building (steel_batch_upload_scene) %s, solve %s\n\n", format_time(build).c_str(),
-                format_time(solve_time).c_str());
+    std::printf("row building (steel_batch_upload_scene) %s, solve %s\n\n",
+                format_time(build).c_str(), format_time(solve_time).c_str());
     return failures;
 }
 
@@ -660,7 +667,8 @@ int run_scene_modes(const Settings& settings, const steel_solve_options& options
                        {"propagation, colored", STEEL_RESPONSE_PROPAGATION, STEEL_SOLVE_COLORED}};
     const scenes::SceneBuilder builder = example_scenes();
     const steel_scene_desc desc = builder.desc();
-    std::printf("The same scenes with the propagation response and colored sweeps (docs/propagation-and-colored.md; %u sweeps)\n",
+    std::printf("The same scenes with the propagation response and colored sweeps "
+                "(docs/propagation-and-colored.md; %u sweeps)\n",
                 options.iterations);
     std::printf("  %-22s %10s %28s\n", "mode", "solve", "largest |v - v_immediate|");
     std::vector<double> reference;
@@ -675,9 +683,11 @@ int run_scene_modes(const Settings& settings, const steel_solve_options& options
         check(steel_batch_solve(batch.handle()), "steel_batch_solve"); // builds the propagation set
         const auto start = std::chrono::steady_clock::now();
         check(steel_batch_solve(batch.handle()), "steel_batch_solve");
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         uint64_t count = 0;
-        check(steel_batch_read_velocities(batch.handle(), nullptr, 0, &count), "steel_batch_read_velocities");
+        check(steel_batch_read_velocities(batch.handle(), nullptr, 0, &count),
+              "steel_batch_read_velocities");
         std::vector<double> velocity(count);
         check(steel_batch_read_velocities(batch.handle(), velocity.data(), count, nullptr),
               "steel_batch_read_velocities");
@@ -692,7 +702,8 @@ int run_scene_modes(const Settings& settings, const steel_solve_options& options
         const bool same_iteration = mode.solve_mode == STEEL_SOLVE_SERIAL;
         const bool ok = !same_iteration || difference <= rounding * (1 + largest);
         std::printf("  %-22s %10s %28.3e%s\n", mode.name, format_time(seconds).c_str(), difference,
-                    same_iteration ? (ok ? "  (same iteration: ok)" : "  (same iteration: FAILED)") : "");
+                    same_iteration ? (ok ? "  (same iteration: ok)" : "  (same iteration: FAILED)")
+                                   : "");
         if (!ok) ++failures;
     }
     std::printf("\n");

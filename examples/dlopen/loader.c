@@ -104,7 +104,8 @@ static int load_api(void* library, steel_api* api) {
 static int solve_stack(const steel_api* api) {
     const double g_dt = 9.81 / 60.0;
     uint32_t dof_counts[1] = {HEIGHT}, row_counts[1] = {HEIGHT};
-    double v_hat[HEIGHT], bias[HEIGHT], jacobian[2 * HEIGHT], response[2 * HEIGHT], impulses[HEIGHT];
+    double v_hat[HEIGHT], bias[HEIGHT], jacobian[2 * HEIGHT], response[2 * HEIGHT],
+        impulses[HEIGHT];
     uint32_t block_offset[2 * HEIGHT], block_length[2 * HEIGHT];
     int32_t kind[HEIGHT];
     uint64_t values = 0;
@@ -112,7 +113,8 @@ static int solve_stack(const steel_api* api) {
         v_hat[k] = -g_dt;
         bias[k] = 0.0;
         kind[k] = STEEL_ROW_CONTACT_NORMAL;
-        block_offset[2 * k] = k == 0 ? 0 : k - 1; /* contact k: boxes k-1 and k (the ground for 0) */
+        /* contact k: boxes k-1 and k (the ground for 0) */
+        block_offset[2 * k] = k == 0 ? 0 : k - 1;
         block_length[2 * k] = k == 0 ? 1 : 2;
         block_offset[2 * k + 1] = 0;
         block_length[2 * k + 1] = 0;
@@ -185,11 +187,13 @@ int main(int argc, char** argv) {
     /* The ABI check comes before any struct crosses the boundary: a library built from another
      * header would misread them. (steel_batch_create checks it again, as a safety net.) */
     const uint32_t library_abi = api.abi_version();
-    printf("loaded %s: Steel %s, ABI %u (this program's header: ABI %u)\n", path, api.version(), library_abi,
-           (unsigned)STEEL_ABI_VERSION);
+    printf("loaded %s: Steel %s, ABI %u (this program's header: ABI %u)\n", path, api.version(),
+           library_abi, (unsigned)STEEL_ABI_VERSION);
     if (library_abi != STEEL_ABI_VERSION) {
-        fprintf(stderr, "loader: ABI mismatch: library %u, header %u; rebuild against the library's header\n",
-                library_abi, (unsigned)STEEL_ABI_VERSION);
+        fprintf(
+            stderr,
+            "loader: ABI mismatch: library %u, header %u; rebuild against the library's header\n",
+            library_abi, (unsigned)STEEL_ABI_VERSION);
         dlclose(library);
         return 1;
     }

@@ -45,7 +45,8 @@ class RowsBuilder {
     std::vector<uint32_t> dof_counts, row_counts;
     std::vector<double> unconstrained_velocity;
     std::vector<uint32_t> block_offset, block_length;
-    std::vector<double> jacobian, response, bias, lower, upper, friction, regularization, initial_impulse;
+    std::vector<double> jacobian, response, bias, lower, upper, friction, regularization,
+        initial_impulse;
     std::vector<int32_t> kind, normal_row;
 };
 

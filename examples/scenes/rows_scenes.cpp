@@ -7,9 +7,11 @@ namespace scenes {
 
 std::vector<double> stack_masses(const StackSpec& spec) {
     std::vector<double> masses(spec.height);
-    const double ratio = spec.height > 1 ? std::pow(spec.top_mass / spec.bottom_mass, 1.0 / (spec.height - 1)) : 1.0;
+    const double ratio =
+        spec.height > 1 ? std::pow(spec.top_mass / spec.bottom_mass, 1.0 / (spec.height - 1)) : 1.0;
     double mass = spec.bottom_mass;
-    for (uint32_t k = 0; k < spec.height; ++k, mass *= ratio) masses[k] = mass;
+    for (uint32_t k = 0; k < spec.height; ++k, mass *= ratio)
+        masses[k] = mass;
     if (spec.height > 0) masses.back() = spec.top_mass;
     return masses;
 }
@@ -42,7 +44,9 @@ std::vector<double> stack_exact_impulses(const StackSpec& spec) {
     return impulses;
 }
 
-double uniform01(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
+double uniform01(std::mt19937_64& rng) {
+    return double(rng() >> 11) * 0x1.0p-53;
+}
 
 double normal01(std::mt19937_64& rng) {
     // Box-Muller; 1 - u keeps the logarithm's argument in (0, 1].
@@ -54,13 +58,15 @@ double normal01(std::mt19937_64& rng) {
 bool cholesky_factor(std::vector<double>& a, uint32_t n) {
     for (uint32_t j = 0; j < n; ++j) {
         double diagonal = a[j * n + j];
-        for (uint32_t k = 0; k < j; ++k) diagonal -= a[j * n + k] * a[j * n + k];
+        for (uint32_t k = 0; k < j; ++k)
+            diagonal -= a[j * n + k] * a[j * n + k];
         if (!(diagonal > 0)) return false;
         const double root = std::sqrt(diagonal);
         a[j * n + j] = root;
         for (uint32_t i = j + 1; i < n; ++i) {
             double sum = a[i * n + j];
-            for (uint32_t k = 0; k < j; ++k) sum -= a[i * n + k] * a[j * n + k];
+            for (uint32_t k = 0; k < j; ++k)
+                sum -= a[i * n + k] * a[j * n + k];
             a[i * n + j] = sum / root;
         }
     }
@@ -69,11 +75,13 @@ bool cholesky_factor(std::vector<double>& a, uint32_t n) {
 
 void cholesky_solve(const std::vector<double>& l, uint32_t n, std::vector<double>& x) {
     for (uint32_t i = 0; i < n; ++i) {
-        for (uint32_t k = 0; k < i; ++k) x[i] -= l[i * n + k] * x[k];
+        for (uint32_t k = 0; k < i; ++k)
+            x[i] -= l[i * n + k] * x[k];
         x[i] /= l[i * n + i];
     }
     for (uint32_t i = n; i-- > 0;) {
-        for (uint32_t k = i + 1; k < n; ++k) x[i] -= l[k * n + i] * x[k];
+        for (uint32_t k = i + 1; k < n; ++k)
+            x[i] -= l[k * n + i] * x[k];
         x[i] /= l[i * n + i];
     }
 }
@@ -90,7 +98,8 @@ Block random_block(std::mt19937_64& rng, const Body& body) {
     Block block;
     block.offset = body.offset;
     block.jacobian.resize(body.dofs);
-    for (double& value : block.jacobian) value = normal01(rng);
+    for (double& value : block.jacobian)
+        value = normal01(rng);
     block.response = block.jacobian;
     cholesky_solve(body.factor, body.dofs, block.response);
     return block;
@@ -109,18 +118,21 @@ void add_random_world(RowsBuilder& builder, std::mt19937_64& rng, const RandomWo
         // H = B B^T + n I: symmetric positive definite with a moderate condition number.
         const uint32_t n = body.dofs;
         std::vector<double> b(size_t(n) * n);
-        for (double& value : b) value = normal01(rng);
+        for (double& value : b)
+            value = normal01(rng);
         body.factor.assign(size_t(n) * n, 0.0);
         for (uint32_t i = 0; i < n; ++i)
             for (uint32_t j = 0; j < n; ++j) {
                 double sum = i == j ? double(n) : 0.0;
-                for (uint32_t k = 0; k < n; ++k) sum += b[i * n + k] * b[j * n + k];
+                for (uint32_t k = 0; k < n; ++k)
+                    sum += b[i * n + k] * b[j * n + k];
                 body.factor[i * n + j] = sum;
             }
         if (!cholesky_factor(body.factor, n)) throw std::logic_error("random H is not SPD");
     }
     std::vector<double> v_hat(dofs);
-    for (double& value : v_hat) value = normal01(rng);
+    for (double& value : v_hat)
+        value = normal01(rng);
     builder.begin_world(v_hat);
 
     int32_t last_normal = -1;
@@ -162,11 +174,13 @@ void add_loop_world(RowsBuilder& builder, std::mt19937_64& rng, uint32_t links) 
     for (auto& factor : factors) {
         factor.assign(dofs * dofs, 0.0);
         std::vector<double> b(dofs * dofs);
-        for (double& value : b) value = normal01(rng);
+        for (double& value : b)
+            value = normal01(rng);
         for (uint32_t i = 0; i < dofs; ++i)
             for (uint32_t j = 0; j < dofs; ++j) {
                 double sum = i == j ? 1.0 : 0.0;
-                for (uint32_t k = 0; k < dofs; ++k) sum += b[i * dofs + k] * b[j * dofs + k];
+                for (uint32_t k = 0; k < dofs; ++k)
+                    sum += b[i * dofs + k] * b[j * dofs + k];
                 factor[i * dofs + j] = sum;
             }
         if (!cholesky_factor(factor, dofs)) throw std::logic_error("random H is not SPD");
@@ -175,13 +189,15 @@ void add_loop_world(RowsBuilder& builder, std::mt19937_64& rng, uint32_t links) 
         Block result;
         result.offset = body * dofs;
         result.jacobian.resize(dofs);
-        for (double& value : result.jacobian) value = normal01(rng);
+        for (double& value : result.jacobian)
+            value = normal01(rng);
         result.response = result.jacobian;
         cholesky_solve(factors[body], dofs, result.response);
         return result;
     };
     std::vector<double> v_hat(links * dofs);
-    for (double& value : v_hat) value = normal01(rng);
+    for (double& value : v_hat)
+        value = normal01(rng);
     builder.begin_world(v_hat);
     for (uint32_t k = 0; k < links; ++k) { // chain rows, the last one closing the loop
         Row row;

@@ -21,10 +21,12 @@ int32_t SceneBuilder::add_body(const BodySpec& b) {
     if (b.joint < STEEL_JOINT_FIXED || b.joint > STEEL_JOINT_NONE)
         throw std::logic_error("SceneBuilder::add_body: joint is not a STEEL_JOINT_* value");
     const uint32_t np = positions[b.joint], nd = dofs[b.joint];
-    if (b.q.size() != np || b.qd.size() != nd) throw std::logic_error("SceneBuilder::add_body: q or qd size");
+    if (b.q.size() != np || b.qd.size() != nd)
+        throw std::logic_error("SceneBuilder::add_body: q or qd size");
     mass.push_back(b.mass);
     com.insert(com.end(), b.com.begin(), b.com.end());
-    inertia.insert(inertia.end(), {b.inertia_diagonal[0], b.inertia_diagonal[1], b.inertia_diagonal[2], 0, 0, 0});
+    inertia.insert(inertia.end(),
+                   {b.inertia_diagonal[0], b.inertia_diagonal[1], b.inertia_diagonal[2], 0, 0, 0});
     joint_type.push_back(b.joint);
     joint_parent.push_back(b.parent);
     axis.insert(axis.end(), b.axis.begin(), b.axis.end());
@@ -84,7 +86,8 @@ void SceneBuilder::set_state(const std::vector<double>& q, const std::vector<dou
 }
 
 void SceneBuilder::clear_contacts() {
-    for (uint32_t& count : contact_counts) count = 0;
+    for (uint32_t& count : contact_counts)
+        count = 0;
     contact_a.clear();
     contact_b.clear();
     contact_point.clear();
@@ -146,21 +149,25 @@ steel_scene_desc SceneBuilder::desc() const {
 
 Vec3 rotate(const Quat& q, const Vec3& v) {
     const double w = q[0], x = q[1], y = q[2], z = q[3];
-    return {(1 - 2 * (y * y + z * z)) * v[0] + 2 * (x * y - w * z) * v[1] + 2 * (x * z + w * y) * v[2],
-            2 * (x * y + w * z) * v[0] + (1 - 2 * (x * x + z * z)) * v[1] + 2 * (y * z - w * x) * v[2],
-            2 * (x * z - w * y) * v[0] + 2 * (y * z + w * x) * v[1] + (1 - 2 * (x * x + y * y)) * v[2]};
+    return {
+        (1 - 2 * (y * y + z * z)) * v[0] + 2 * (x * y - w * z) * v[1] + 2 * (x * z + w * y) * v[2],
+        2 * (x * y + w * z) * v[0] + (1 - 2 * (x * x + z * z)) * v[1] + 2 * (y * z - w * x) * v[2],
+        2 * (x * z - w * y) * v[0] + 2 * (y * z + w * x) * v[1] + (1 - 2 * (x * x + y * y)) * v[2]};
 }
 
-Frame free_body_frame(const double* q) { return {{q[0], q[1], q[2]}, {q[3], q[4], q[5], q[6]}}; }
+Frame free_body_frame(const double* q) {
+    return {{q[0], q[1], q[2]}, {q[3], q[4], q[5], q[6]}};
+}
 
-void box_plane_contacts(SceneBuilder& builder, int32_t box, const Frame& pose, const Vec3& h, int32_t other,
-                        double height, double friction, double margin) {
+void box_plane_contacts(SceneBuilder& builder, int32_t box, const Frame& pose, const Vec3& h,
+                        int32_t other, double height, double friction, double margin) {
     for (int sx : {-1, 1})
         for (int sy : {-1, 1})
             for (int sz : {-1, 1}) {
                 const Vec3 local{sx * h[0], sy * h[1], sz * h[2]};
                 const Vec3 offset = rotate(pose.orientation, local);
-                const Vec3 corner{pose.position[0] + offset[0], pose.position[1] + offset[1], pose.position[2] + offset[2]};
+                const Vec3 corner{pose.position[0] + offset[0], pose.position[1] + offset[1],
+                                  pose.position[2] + offset[2]};
                 const double distance = corner[2] - height;
                 if (distance > margin) continue;
                 ContactSpec contact;
@@ -178,7 +185,8 @@ BodySpec free_box(double mass, const Vec3& h, const Vec3& position) {
     BodySpec body;
     body.mass = mass;
     const double x = 2 * h[0], y = 2 * h[1], z = 2 * h[2];
-    body.inertia_diagonal = {mass * (y * y + z * z) / 12, mass * (x * x + z * z) / 12, mass * (x * x + y * y) / 12};
+    body.inertia_diagonal = {mass * (y * y + z * z) / 12, mass * (x * x + z * z) / 12,
+                             mass * (x * x + y * y) / 12};
     body.joint = STEEL_JOINT_FREE;
     body.q = {position[0], position[1], position[2], 1, 0, 0, 0};
     body.qd = {0, 0, 0, 0, 0, 0};

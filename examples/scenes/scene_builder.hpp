@@ -27,13 +27,14 @@ struct BodySpec {
     int32_t joint = STEEL_JOINT_FREE;
     int32_t parent = -1;
     Vec3 axis{0, 0, 1};
-    Frame parent_frame; // joint frame in the parent body (world for -1)
-    Frame child_frame;  // joint frame in this body
+    Frame parent_frame;     // joint frame in the parent body (world for -1)
+    Frame child_frame;      // joint frame in this body
     std::vector<double> q;  // joint position coordinates
     std::vector<double> qd; // joint velocities
     double lower = -std::numeric_limits<double>::infinity(); // 1-DOF joints
     double upper = std::numeric_limits<double>::infinity();
-    double drive_stiffness = 0, drive_damping = 0, drive_target_position = 0, drive_target_velocity = 0;
+    double drive_stiffness = 0, drive_damping = 0, drive_target_position = 0,
+           drive_target_velocity = 0;
     double armature = 0, damping = 0;
     std::array<double, 6> external_force{0, 0, 0, 0, 0, 0};
 };
@@ -72,7 +73,8 @@ class SceneBuilder {
     std::vector<int32_t> joint_type, joint_parent;
     std::vector<double> armature, damping, lower, upper, kp, kd, target_q, target_qd, external;
     std::vector<int32_t> contact_a, contact_b;
-    std::vector<double> contact_point, contact_normal, contact_distance, contact_friction, contact_restitution;
+    std::vector<double> contact_point, contact_normal, contact_distance, contact_friction,
+        contact_restitution;
     std::vector<int32_t> connect_a, connect_b, mimic_a, mimic_b;
     std::vector<double> connect_point_a, connect_point_b, mimic_ratio, mimic_offset;
 };
@@ -83,8 +85,9 @@ Vec3 rotate(const Quat& q, const Vec3& v);
 
 // Contacts of a box (half extents h, pose) with the plane z = height: one contact per corner
 // within `margin` of the plane, normal +z, signed distance, on body `box` against `other`.
-void box_plane_contacts(SceneBuilder& builder, int32_t box, const Frame& pose, const Vec3& half_extents,
-                        int32_t other, double height, double friction, double margin = 0.05);
+void box_plane_contacts(SceneBuilder& builder, int32_t box, const Frame& pose,
+                        const Vec3& half_extents, int32_t other, double height, double friction,
+                        double margin = 0.05);
 
 // A free box body at rest at `position` (inertia of a solid box).
 BodySpec free_box(double mass, const Vec3& half_extents, const Vec3& position);

@@ -432,7 +432,7 @@ void mirror_rows(DeviceBatch& device, BatchState<Real>& host, const RowSet<Real>
                  const steel_solve_options& options) {
     DeviceState<Real>& state = device_state<Real>(device);
     settle(device, host, /*rows_too=*/true); // the host keeps these if the mirror fails
-    wait_for_enqueued(device); // a device read may still be reading the results
+    wait_for_enqueued(device);               // a device read may still be reading the results
     const std::optional<PreeliminationLayout> layout =
         missing_preelimination(state, rows, options, /*rows_replaced=*/true);
     upload_all_or_nothing<CudaMemory>(

@@ -126,7 +126,7 @@ __device__ inline bool warp_build_preeliminated_world(const WorldRows<Real>& row
                                                       const PreeliminationSpace<Real>& space,
                                                       uint32_t lane) {
     const uint32_t b = warp_index_preeliminated_rows(rows, space, lane);
-    __syncwarp(); // the lanes wrote the index maps
+    __syncwarp();                                  // the lanes wrote the index maps
     for (uint32_t q = lane; q < b; q += kWarpSize) // a lane writes the diagonals of its own columns
         build_schur_column(rows, space, b, q);
     __syncwarp(); // S is whole before it is factored

@@ -18,9 +18,9 @@ namespace steel::propagation {
 
 // Per body and DOF in the model's order (its joints' parents and dof_offset give the shape).
 struct ArticulatedBodyFactor {
-    std::vector<double> subspace;     // [6 * n] S columns (angular, linear)
-    std::vector<double> transmitted;  // [6 * n] U = I^A S columns
-    std::vector<double> d_inverse;    // per body, D_i^-1 (dof_i x dof_i, row-major)
+    std::vector<double> subspace;           // [6 * n] S columns (angular, linear)
+    std::vector<double> transmitted;        // [6 * n] U = I^A S columns
+    std::vector<double> d_inverse;          // per body, D_i^-1 (dof_i x dof_i, row-major)
     std::vector<uint32_t> d_inverse_offset; // [bodies + 1]
 };
 

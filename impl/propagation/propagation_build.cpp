@@ -108,11 +108,11 @@ void add_rows(const scene::WorldRecord& world, uint32_t w, const RowSet<Real>& r
         const uint32_t global = row0 + r;
         if (rows.kind[global] == STEEL_ROW_FRICTION_CONE)
             fail(STEEL_ERROR_INVALID_ARGUMENT,
-                 format(
-                     "world %u, row %u is FRICTION_CONE: coupled friction needs "
-                     "articulated_contact_response = "
-                     "STEEL_RESPONSE_IMMEDIATE (docs/propagation-and-colored.md); upload the scene with friction_model BOX",
-                     w, r));
+                 format("world %u, row %u is FRICTION_CONE: coupled friction needs "
+                        "articulated_contact_response = "
+                        "STEEL_RESPONSE_IMMEDIATE (docs/propagation-and-colored.md); upload the "
+                        "scene with friction_model BOX",
+                        w, r));
         uint8_t immediate = 0;
         // A block covers one whole articulation; it stays immediate unless its DOFs are a tree's.
         for (uint32_t block = 0; block < 2; ++block) {

@@ -4,7 +4,9 @@ namespace steel::scene {
 
 namespace {
 
-Quat conjugate(Quat q) { return {q.w, -q.x, -q.y, -q.z}; }
+Quat conjugate(Quat q) {
+    return {q.w, -q.x, -q.y, -q.z};
+}
 
 Pose inverse(const Pose& pose) {
     const Quat inverse_orientation = conjugate(pose.orientation);
@@ -16,20 +18,27 @@ const Vec3 kUnit[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 // The child joint frame relative to the parent joint frame for the joint's position q.
 Pose joint_motion(const JointModel& joint, const double* q) {
     switch (joint.type) {
-    case JointType::revolute: return {{}, axis_angle(joint.axis, q[0])};
-    case JointType::prismatic: return {q[0] * joint.axis, {}};
-    case JointType::ball: return {{}, normalized({q[0], q[1], q[2], q[3]})};
-    case JointType::free: return {{q[0], q[1], q[2]}, normalized({q[3], q[4], q[5], q[6]})};
-    default: return {};
+    case JointType::revolute:
+        return {{}, axis_angle(joint.axis, q[0])};
+    case JointType::prismatic:
+        return {q[0] * joint.axis, {}};
+    case JointType::ball:
+        return {{}, normalized({q[0], q[1], q[2], q[3]})};
+    case JointType::free:
+        return {{q[0], q[1], q[2]}, normalized({q[3], q[4], q[5], q[6]})};
+    default:
+        return {};
     }
 }
 
 Pose parent_joint_frame(const ArticulationModel& model, const Kinematics& kin, uint32_t i) {
     const JointModel& joint = model.joints[i];
-    return joint.parent < 0 ? joint.parent_frame : compose(kin.body_pose[joint.parent], joint.parent_frame);
+    return joint.parent < 0 ? joint.parent_frame
+                            : compose(kin.body_pose[joint.parent], joint.parent_frame);
 }
 
-Spatial joint_velocity(const ArticulationModel& model, const Kinematics& kin, uint32_t i, const double* rates) {
+Spatial joint_velocity(const ArticulationModel& model, const Kinematics& kin, uint32_t i,
+                       const double* rates) {
     Spatial sum;
     for (uint32_t k = model.dof_offset[i]; k < model.dof_offset[i + 1]; ++k)
         sum = sum + rates[k] * kin.subspace[k];
@@ -41,20 +50,28 @@ Spatial joint_velocity(const ArticulationModel& model, const Kinematics& kin, ui
 uint32_t joint_dof_count(JointType type) {
     switch (type) {
     case JointType::revolute:
-    case JointType::prismatic: return 1;
-    case JointType::ball: return 3;
-    case JointType::free: return 6;
-    default: return 0;
+    case JointType::prismatic:
+        return 1;
+    case JointType::ball:
+        return 3;
+    case JointType::free:
+        return 6;
+    default:
+        return 0;
     }
 }
 
 uint32_t joint_position_count(JointType type) {
     switch (type) {
     case JointType::revolute:
-    case JointType::prismatic: return 1;
-    case JointType::ball: return 4;
-    case JointType::free: return 7;
-    default: return 0;
+    case JointType::prismatic:
+        return 1;
+    case JointType::ball:
+        return 4;
+    case JointType::free:
+        return 7;
+    default:
+        return 0;
     }
 }
 
@@ -73,7 +90,8 @@ Kinematics forward_kinematics(const ArticulationModel& model, const std::vector<
     return kin;
 }
 
-void forward_kinematics(const ArticulationModel& model, const std::vector<double>& q, Kinematics& kin) {
+void forward_kinematics(const ArticulationModel& model, const std::vector<double>& q,
+                        Kinematics& kin) {
     const size_t count = model.joints.size();
     kin.body_pose.resize(count);
     kin.joint_origin.resize(count);
@@ -82,7 +100,8 @@ void forward_kinematics(const ArticulationModel& model, const std::vector<double
     for (uint32_t i = 0; i < count; ++i) {
         const JointModel& joint = model.joints[i];
         const Pose parent_frame = parent_joint_frame(model, kin, i);
-        const Pose child_frame = compose(parent_frame, joint_motion(joint, q.data() + model.position_offset[i]));
+        const Pose child_frame =
+            compose(parent_frame, joint_motion(joint, q.data() + model.position_offset[i]));
         kin.body_pose[i] = compose(child_frame, inverse(joint.child_frame));
         const Vec3 o = child_frame.position;
         kin.joint_origin[i] = o;
@@ -93,9 +112,12 @@ void forward_kinematics(const ArticulationModel& model, const std::vector<double
             s[0] = {a, cross(o, a)}; // the axis through o stays still: v_O = o x a
             break;
         }
-        case JointType::prismatic: s[0] = {{}, rotation(parent_frame.orientation) * joint.axis}; break;
+        case JointType::prismatic:
+            s[0] = {{}, rotation(parent_frame.orientation) * joint.axis};
+            break;
         case JointType::ball:
-            for (int k = 0; k < 3; ++k) s[k] = {kUnit[k], cross(o, kUnit[k])};
+            for (int k = 0; k < 3; ++k)
+                s[k] = {kUnit[k], cross(o, kUnit[k])};
             break;
         case JointType::free:
             for (int k = 0; k < 3; ++k) {
@@ -103,11 +125,13 @@ void forward_kinematics(const ArticulationModel& model, const std::vector<double
                 s[3 + k] = {kUnit[k], cross(o, kUnit[k])};
             }
             break;
-        default: break;
+        default:
+            break;
         }
         const BodyModel& body = model.bodies[i];
         const Mat3 r = rotation(kin.body_pose[i].orientation);
-        kin.body_inertia[i] = {body.mass, apply(kin.body_pose[i], body.com), r * body.inertia * transpose(r)};
+        kin.body_inertia[i] = {body.mass, apply(kin.body_pose[i], body.com),
+                               r * body.inertia * transpose(r)};
     }
 }
 
@@ -116,7 +140,8 @@ std::vector<Spatial> body_velocities(const ArticulationModel& model, const Kinem
     std::vector<Spatial> velocity(model.joints.size());
     for (uint32_t i = 0; i < model.joints.size(); ++i) {
         const int32_t parent = model.joints[i].parent;
-        velocity[i] = (parent < 0 ? Spatial{} : velocity[parent]) + joint_velocity(model, kin, i, qd.data());
+        velocity[i] =
+            (parent < 0 ? Spatial{} : velocity[parent]) + joint_velocity(model, kin, i, qd.data());
     }
     return velocity;
 }
@@ -136,7 +161,8 @@ void mass_matrix(const ArticulationModel& model, const Kinematics& kin, std::vec
     composite.assign(kin.body_inertia.begin(), kin.body_inertia.end());
     for (size_t i = model.joints.size(); i-- > 0;)
         if (model.joints[i].parent >= 0)
-            composite[model.joints[i].parent] = combine(composite[model.joints[i].parent], composite[i]);
+            composite[model.joints[i].parent] =
+                combine(composite[model.joints[i].parent], composite[i]);
     for (uint32_t i = 0; i < model.joints.size(); ++i)
         for (uint32_t k = model.dof_offset[i]; k < model.dof_offset[i + 1]; ++k) {
             const Spatial force = composite[i] * kin.subspace[k];
@@ -150,17 +176,18 @@ void mass_matrix(const ArticulationModel& model, const Kinematics& kin, std::vec
 }
 
 std::vector<double> inverse_dynamics(const ArticulationModel& model, const Kinematics& kin,
-                                      const std::vector<double>& qd, const std::vector<double>& qdd, Vec3 gravity,
-                                      const std::vector<Spatial>& external_force) {
+                                     const std::vector<double>& qd, const std::vector<double>& qdd,
+                                     Vec3 gravity, const std::vector<Spatial>& external_force) {
     std::vector<double> tau(model.dof_count());
     DynamicsScratch scratch;
-    inverse_dynamics(model, kin, qd.data(), qdd.data(), gravity, external_force, tau.data(), scratch);
+    inverse_dynamics(model, kin, qd.data(), qdd.data(), gravity, external_force, tau.data(),
+                     scratch);
     return tau;
 }
 
-void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, const double* qd, const double* qdd,
-                      Vec3 gravity, const std::vector<Spatial>& external_force, double* tau,
-                      DynamicsScratch& scratch) {
+void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, const double* qd,
+                      const double* qdd, Vec3 gravity, const std::vector<Spatial>& external_force,
+                      double* tau, DynamicsScratch& scratch) {
     const size_t count = model.joints.size();
     std::vector<Spatial>& velocity = scratch.velocity;
     std::vector<Spatial>& acceleration = scratch.acceleration;
@@ -180,15 +207,20 @@ void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, con
         const Vec3 origin_velocity = point_velocity(velocity[i], kin.joint_origin[i]);
         switch (joint.type) {
         case JointType::revolute:
-        case JointType::prismatic: bias = cross_motion(velocity[i], joint_rate); break;
-        case JointType::ball: bias = {{}, cross(origin_velocity, joint_rate.angular)}; break;
+        case JointType::prismatic:
+            bias = cross_motion(velocity[i], joint_rate);
+            break;
+        case JointType::ball:
+            bias = {{}, cross(origin_velocity, joint_rate.angular)};
+            break;
         case JointType::free: {
             const uint32_t k = model.dof_offset[i];
             const Vec3 w{qd[k + 3], qd[k + 4], qd[k + 5]};
             bias = {{}, cross(origin_velocity, w)};
             break;
         }
-        default: break;
+        default:
+            break;
         }
         // Gravity as a fictitious upward acceleration of the fixed base (Featherstone 5.3).
         const Spatial base{{}, -gravity};
@@ -199,27 +231,29 @@ void inverse_dynamics(const ArticulationModel& model, const Kinematics& kin, con
         if (!external_force.empty()) force[i] = force[i] + (-1.0) * external_force[i];
     }
     for (size_t i = count; i-- > 0;) {
-        for (uint32_t k = model.dof_offset[i]; k < model.dof_offset[i + 1]; ++k) tau[k] = dot(kin.subspace[k], force[i]);
-        if (model.joints[i].parent >= 0) force[model.joints[i].parent] = force[model.joints[i].parent] + force[i];
+        for (uint32_t k = model.dof_offset[i]; k < model.dof_offset[i + 1]; ++k)
+            tau[k] = dot(kin.subspace[k], force[i]);
+        if (model.joints[i].parent >= 0)
+            force[model.joints[i].parent] = force[model.joints[i].parent] + force[i];
     }
 }
 
-void point_jacobian(const ArticulationModel& model, const Kinematics& kin, int32_t body, Vec3 point, Vec3 direction,
-                    double* row) {
+void point_jacobian(const ArticulationModel& model, const Kinematics& kin, int32_t body, Vec3 point,
+                    Vec3 direction, double* row) {
     for (int32_t j = body; j >= 0; j = model.joints[j].parent)
         for (uint32_t k = model.dof_offset[j]; k < model.dof_offset[j + 1]; ++k)
             row[k] = dot(direction, point_velocity(kin.subspace[k], point));
 }
 
-void angular_jacobian(const ArticulationModel& model, const Kinematics& kin, int32_t body, Vec3 direction,
-                      double* row) {
+void angular_jacobian(const ArticulationModel& model, const Kinematics& kin, int32_t body,
+                      Vec3 direction, double* row) {
     for (int32_t j = body; j >= 0; j = model.joints[j].parent)
         for (uint32_t k = model.dof_offset[j]; k < model.dof_offset[j + 1]; ++k)
             row[k] = dot(direction, kin.subspace[k].angular);
 }
 
-void integrate_positions(const ArticulationModel& model, const Kinematics& kin, std::vector<double>& q,
-                         const std::vector<double>& qd, double dt) {
+void integrate_positions(const ArticulationModel& model, const Kinematics& kin,
+                         std::vector<double>& q, const std::vector<double>& qd, double dt) {
     for (uint32_t i = 0; i < model.joints.size(); ++i) {
         double* p = q.data() + model.position_offset[i];
         const double* v = qd.data() + model.dof_offset[i];
@@ -229,7 +263,8 @@ void integrate_positions(const ArticulationModel& model, const Kinematics& kin, 
         const Quat frame = parent_joint_frame(model, kin, i).orientation;
         const auto turn = [&](double* r, Vec3 w) {
             const Quat relative{r[0], r[1], r[2], r[3]};
-            const Quat turned = normalized(conjugate(frame) * integrate_world(frame * relative, w, dt));
+            const Quat turned =
+                normalized(conjugate(frame) * integrate_world(frame * relative, w, dt));
             r[0] = turned.w;
             r[1] = turned.x;
             r[2] = turned.y;
@@ -237,8 +272,12 @@ void integrate_positions(const ArticulationModel& model, const Kinematics& kin, 
         };
         switch (joint.type) {
         case JointType::revolute:
-        case JointType::prismatic: p[0] += v[0] * dt; break;
-        case JointType::ball: turn(p, {v[0], v[1], v[2]}); break;
+        case JointType::prismatic:
+            p[0] += v[0] * dt;
+            break;
+        case JointType::ball:
+            turn(p, {v[0], v[1], v[2]});
+            break;
         case JointType::free: {
             const Vec3 step = transpose(rotation(frame)) * (dt * Vec3{v[0], v[1], v[2]});
             p[0] += step.x;
@@ -247,7 +286,8 @@ void integrate_positions(const ArticulationModel& model, const Kinematics& kin, 
             turn(p + 3, {v[3], v[4], v[5]});
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
 }

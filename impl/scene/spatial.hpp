@@ -14,13 +14,27 @@ struct Vec3 {
     double x = 0, y = 0, z = 0;
 };
 
-inline Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-inline Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-inline Vec3 operator-(Vec3 a) { return {-a.x, -a.y, -a.z}; }
-inline Vec3 operator*(double s, Vec3 a) { return {s * a.x, s * a.y, s * a.z}; }
-inline double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-inline Vec3 cross(Vec3 a, Vec3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-inline double norm(Vec3 a) { return std::sqrt(dot(a, a)); }
+inline Vec3 operator+(Vec3 a, Vec3 b) {
+    return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+inline Vec3 operator-(Vec3 a, Vec3 b) {
+    return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+inline Vec3 operator-(Vec3 a) {
+    return {-a.x, -a.y, -a.z};
+}
+inline Vec3 operator*(double s, Vec3 a) {
+    return {s * a.x, s * a.y, s * a.z};
+}
+inline double dot(Vec3 a, Vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+inline Vec3 cross(Vec3 a, Vec3 b) {
+    return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline double norm(Vec3 a) {
+    return std::sqrt(dot(a, a));
+}
 
 // Row-major 3x3.
 struct Mat3 {
@@ -35,20 +49,23 @@ inline Mat3 identity3() {
     return a;
 }
 inline Vec3 operator*(const Mat3& a, Vec3 v) {
-    return {a(0, 0) * v.x + a(0, 1) * v.y + a(0, 2) * v.z, a(1, 0) * v.x + a(1, 1) * v.y + a(1, 2) * v.z,
+    return {a(0, 0) * v.x + a(0, 1) * v.y + a(0, 2) * v.z,
+            a(1, 0) * v.x + a(1, 1) * v.y + a(1, 2) * v.z,
             a(2, 0) * v.x + a(2, 1) * v.y + a(2, 2) * v.z};
 }
 inline Mat3 operator*(const Mat3& a, const Mat3& b) {
     Mat3 c;
     for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k)
-            for (int col = 0; col < 3; ++col) c(r, col) += a(r, k) * b(k, col);
+            for (int col = 0; col < 3; ++col)
+                c(r, col) += a(r, k) * b(k, col);
     return c;
 }
 inline Mat3 transpose(const Mat3& a) {
     Mat3 t;
     for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) t(r, c) = a(c, r);
+        for (int c = 0; c < 3; ++c)
+            t(r, c) = a(c, r);
     return t;
 }
 
@@ -58,8 +75,10 @@ struct Quat {
 };
 
 inline Quat operator*(Quat a, Quat b) {
-    return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-            a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+    return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 inline Quat normalized(Quat q) {
     const double n = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
@@ -95,7 +114,9 @@ struct Pose {
     Vec3 position;
     Quat orientation;
 };
-inline Vec3 apply(const Pose& pose, Vec3 local) { return pose.position + rotation(pose.orientation) * local; }
+inline Vec3 apply(const Pose& pose, Vec3 local) {
+    return pose.position + rotation(pose.orientation) * local;
+}
 inline Pose compose(const Pose& outer, const Pose& inner) {
     return {apply(outer, inner.position), normalized(outer.orientation * inner.orientation)};
 }
@@ -105,8 +126,12 @@ struct Spatial {
     Vec3 angular;
     Vec3 linear;
 };
-inline Spatial operator+(const Spatial& a, const Spatial& b) { return {a.angular + b.angular, a.linear + b.linear}; }
-inline Spatial operator*(double s, const Spatial& a) { return {s * a.angular, s * a.linear}; }
+inline Spatial operator+(const Spatial& a, const Spatial& b) {
+    return {a.angular + b.angular, a.linear + b.linear};
+}
+inline Spatial operator*(double s, const Spatial& a) {
+    return {s * a.angular, s * a.linear};
+}
 inline double dot(const Spatial& motion, const Spatial& force) {
     return dot(motion.angular, force.angular) + dot(motion.linear, force.linear);
 }
@@ -119,7 +144,9 @@ inline Spatial cross_force(const Spatial& a, const Spatial& f) {
     return {cross(a.angular, f.angular) + cross(a.linear, f.linear), cross(a.angular, f.linear)};
 }
 // Velocity of the body point at world position p, for a body moving at spatial velocity a.
-inline Vec3 point_velocity(const Spatial& a, Vec3 p) { return a.linear + cross(a.angular, p); }
+inline Vec3 point_velocity(const Spatial& a, Vec3 p) {
+    return a.linear + cross(a.angular, p);
+}
 
 // Spatial inertia about the world origin of a body of mass m, centre of mass c (world) and
 // rotational inertia Ic about c (world axes):
@@ -153,7 +180,8 @@ inline Inertia combine(const Inertia& a, const Inertia& b) {
         const double dv[3] = {d.x, d.y, d.z};
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-                sum.inertia(r, c) += part->inertia(r, c) + part->mass * ((r == c ? dd : 0.0) - dv[r] * dv[c]);
+                sum.inertia(r, c) +=
+                    part->inertia(r, c) + part->mass * ((r == c ? dd : 0.0) - dv[r] * dv[c]);
     }
     return sum;
 }

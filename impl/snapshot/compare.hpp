@@ -31,22 +31,28 @@ inline Difference difference(const double* recorded, const double* replayed, uin
     for (uint64_t k = 0; k < count; ++k) {
         const double gap = std::fabs(replayed[k] - recorded[k]);
         // A NaN gap counts as infinitely far.
-        d.absolute = std::isnan(gap) ? std::numeric_limits<double>::infinity() : std::max(d.absolute, gap);
+        d.absolute =
+            std::isnan(gap) ? std::numeric_limits<double>::infinity() : std::max(d.absolute, gap);
         scale = std::max({scale, std::fabs(recorded[k]), std::fabs(replayed[k])});
     }
-    d.relative = d.absolute == 0 ? 0 : scale > 0 ? d.absolute / scale : std::numeric_limits<double>::infinity();
+    d.relative = d.absolute == 0 ? 0
+                 : scale > 0     ? d.absolute / scale
+                                 : std::numeric_limits<double>::infinity();
     return d;
 }
 
 // One entry per world. impulses and velocities are the replay's, laid out like the snapshot's.
-inline std::vector<WorldDifference> compare_with_recorded(const Snapshot& recorded, const std::vector<double>& impulses,
+inline std::vector<WorldDifference> compare_with_recorded(const Snapshot& recorded,
+                                                          const std::vector<double>& impulses,
                                                           const std::vector<double>& velocities) {
     std::vector<WorldDifference> worlds(recorded.rows.world_row_counts.size());
     uint64_t row0 = 0, dof0 = 0;
     for (size_t w = 0; w < worlds.size(); ++w) {
         const uint32_t m = recorded.rows.world_row_counts[w], n = recorded.rows.world_dof_counts[w];
-        worlds[w].impulses = difference(recorded.results.impulses.data() + row0, impulses.data() + row0, m);
-        worlds[w].velocities = difference(recorded.results.velocities.data() + dof0, velocities.data() + dof0, n);
+        worlds[w].impulses =
+            difference(recorded.results.impulses.data() + row0, impulses.data() + row0, m);
+        worlds[w].velocities =
+            difference(recorded.results.velocities.data() + dof0, velocities.data() + dof0, n);
         row0 += m;
         dof0 += n;
     }
@@ -55,7 +61,9 @@ inline std::vector<WorldDifference> compare_with_recorded(const Snapshot& record
 
 // The default replay tolerance on the relative difference: the same build reproduces a solve
 // bit for bit, so this only absorbs another compiler's or machine's rounding.
-inline double default_tolerance(int32_t precision) { return precision == STEEL_PRECISION_FLOAT32 ? 1e-4 : 1e-9; }
+inline double default_tolerance(int32_t precision) {
+    return precision == STEEL_PRECISION_FLOAT32 ? 1e-4 : 1e-9;
+}
 
 } // namespace snapshot
 } // namespace steel

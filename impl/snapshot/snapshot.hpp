@@ -56,18 +56,18 @@ struct Rows {
 
 // The outputs of the last solve.
 struct Results {
-    std::vector<double> impulses;          // [total_rows]
-    std::vector<double> velocities;        // [total_dofs]
-    std::vector<steel_world_stats> stats;  // [world_count]
-    uint32_t history_stride = 0;           // 0: no residual history recorded
-    std::vector<double> residual_history;  // [world_count * history_stride]
+    std::vector<double> impulses;         // [total_rows]
+    std::vector<double> velocities;       // [total_dofs]
+    std::vector<steel_world_stats> stats; // [world_count]
+    uint32_t history_stride = 0;          // 0: no residual history recorded
+    std::vector<double> residual_history; // [world_count * history_stride]
 };
 
 struct Snapshot {
     uint32_t format_version = kFormatVersion;
-    std::string producer_version;     // steel_version() of the writer
+    std::string producer_version; // steel_version() of the writer
     uint32_t producer_abi_version = 0;
-    uint32_t producer_features = 0;   // STEEL_FEATURE_* bits of the writer
+    uint32_t producer_features = 0; // STEEL_FEATURE_* bits of the writer
     steel_batch_desc desc{};
     steel_solve_options options{};
     bool has_rows = false;
@@ -75,7 +75,7 @@ struct Snapshot {
     // The scene the rows were built from (a scene upload); a snapshot with a scene has rows too.
     bool has_scene = false;
     scene::SceneInputs scene;
-    bool solved = false;              // results are present
+    bool solved = false; // results are present
     Results results;
 };
 

@@ -45,13 +45,15 @@ template <class Real> Rows export_rows(const RowSet<Real>& set) {
     return rows;
 }
 
-template <class T> std::vector<T> slice(const std::vector<T>& values, uint64_t begin, uint64_t count) {
+template <class T>
+std::vector<T> slice(const std::vector<T>& values, uint64_t begin, uint64_t count) {
     if (values.empty()) return {}; // an absent optional array stays absent
     return std::vector<T>(values.begin() + int64_t(begin), values.begin() + int64_t(begin + count));
 }
 
 [[noreturn]] void system_failure(const char* where, const char* what, const char* path) {
-    fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: cannot %s '%s': %s", where, what, path, std::strerror(errno)));
+    fail(STEEL_ERROR_INVALID_ARGUMENT,
+         format("%s: cannot %s '%s': %s", where, what, path, std::strerror(errno)));
 }
 
 void write_all(int fd, const uint8_t* bytes, uint64_t size, const char* where, const char* path) {
@@ -185,7 +187,8 @@ void restore_results(Batch& batch, const Results& results) {
             static_assert(sizeof(Real) <= sizeof(double));
             state.stats = results.stats;
             state.world_path.clear();
-            for (const steel_world_stats& stats : results.stats) state.world_path.push_back(stats.path);
+            for (const steel_world_stats& stats : results.stats)
+                state.world_path.push_back(stats.path);
             state.history_stride = results.history_stride;
             state.history = results.residual_history;
             state.solved = true;
@@ -197,8 +200,9 @@ void restore_results(Batch& batch, const Results& results) {
 
 Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
     if (world >= snapshot.desc.world_count)
-        fail(STEEL_ERROR_INVALID_ARGUMENT, format("extract_world: world %u is outside the snapshot's %u worlds", world,
-                                                  snapshot.desc.world_count));
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("extract_world: world %u is outside the snapshot's %u worlds", world,
+                    snapshot.desc.world_count));
     Snapshot out;
     out.format_version = snapshot.format_version;
     out.producer_version = snapshot.producer_version;
@@ -216,10 +220,12 @@ Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
         dof0 += in.world_dof_counts[w];
         row0 += in.world_row_counts[w];
     }
-    for (uint64_t k = 0; k < 2 * row0; ++k) value0 += in.block_length[k];
+    for (uint64_t k = 0; k < 2 * row0; ++k)
+        value0 += in.block_length[k];
     const uint32_t n = in.world_dof_counts[world], m = in.world_row_counts[world];
     uint64_t values = 0;
-    for (uint64_t k = 2 * row0; k < 2 * (row0 + m); ++k) values += in.block_length[k];
+    for (uint64_t k = 2 * row0; k < 2 * (row0 + m); ++k)
+        values += in.block_length[k];
     if (value0 + values > in.jacobian.size()) // decode() refuses such a snapshot; never read past J
         fail(STEEL_ERROR_INVALID_ARGUMENT,
              format("extract_world: world %u's blocks end at J value %" PRIu64
@@ -253,8 +259,8 @@ Snapshot extract_world(const Snapshot& snapshot, uint32_t world) {
     out.results.velocities = slice(results.velocities, dof0, n);
     out.results.stats = {results.stats[world]};
     out.results.history_stride = results.history_stride;
-    out.results.residual_history =
-        slice(results.residual_history, uint64_t(world) * results.history_stride, results.history_stride);
+    out.results.residual_history = slice(
+        results.residual_history, uint64_t(world) * results.history_stride, results.history_stride);
     return out;
 }
 
@@ -277,9 +283,9 @@ std::vector<uint8_t> read_file(const char* path, uint64_t max_bytes, const char*
                                                   where, path));
     const uint64_t size = uint64_t(info.st_size);
     if (size > max_bytes)
-        fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' has %" PRIu64 " bytes, more than the %" PRIu64
-                                                  " a snapshot may have",
-                                                  where, path, size, max_bytes));
+        fail(STEEL_ERROR_INVALID_ARGUMENT,
+             format("%s: '%s' has %" PRIu64 " bytes, more than the %" PRIu64 " a snapshot may have",
+                    where, path, size, max_bytes));
     std::vector<uint8_t> bytes(size);
     uint64_t done = 0;
     while (done < size) {
@@ -287,9 +293,9 @@ std::vector<uint8_t> read_file(const char* path, uint64_t max_bytes, const char*
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) system_failure(where, "read", path);
         if (got == 0)
-            fail(STEEL_ERROR_INVALID_ARGUMENT,
-                 format("%s: '%s' ended after %" PRIu64 " of %" PRIu64 " bytes (changed while read?)", where, path,
-                        done, size));
+            fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: '%s' ended after %" PRIu64 " of %" PRIu64
+                                                      " bytes (changed while read?)",
+                                                      where, path, done, size));
         done += uint64_t(got);
     }
     return bytes;

@@ -21,10 +21,14 @@
 static_assert(FLATBUFFERS_LITTLEENDIAN, "snapshots are copied as little-endian arrays");
 // A new field in one of these structs must be added to steel_snapshot.fbs and to this file
 // (encode and decode) before the sizes below are updated.
-static_assert(sizeof(steel_batch_desc) == 24, "steel_batch_desc changed: update the snapshot schema");
-static_assert(sizeof(steel_solve_options) == 64, "steel_solve_options changed: update the snapshot schema");
-static_assert(sizeof(steel_rows_desc) == 136, "steel_rows_desc changed: update the snapshot schema");
-static_assert(sizeof(steel_world_stats) == 40, "steel_world_stats changed: update the snapshot schema");
+static_assert(sizeof(steel_batch_desc) == 24,
+              "steel_batch_desc changed: update the snapshot schema");
+static_assert(sizeof(steel_solve_options) == 64,
+              "steel_solve_options changed: update the snapshot schema");
+static_assert(sizeof(steel_rows_desc) == 136,
+              "steel_rows_desc changed: update the snapshot schema");
+static_assert(sizeof(steel_world_stats) == 40,
+              "steel_world_stats changed: update the snapshot schema");
 
 namespace steel {
 namespace snapshot {
@@ -46,7 +50,8 @@ struct CrcTable {
     CrcTable() {
         for (uint32_t n = 0; n < 256; ++n) {
             uint32_t c = n;
-            for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            for (int k = 0; k < 8; ++k)
+                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
             entry[n] = c;
         }
     }
@@ -56,7 +61,8 @@ struct CrcTable {
 uint32_t crc32_update(uint32_t crc, const uint8_t* bytes, uint64_t size) {
     static const CrcTable table;
     crc = ~crc;
-    for (uint64_t k = 0; k < size; ++k) crc = table.entry[(crc ^ bytes[k]) & 0xffu] ^ (crc >> 8);
+    for (uint64_t k = 0; k < size; ++k)
+        crc = table.entry[(crc ^ bytes[k]) & 0xffu] ^ (crc >> 8);
     return ~crc;
 }
 
@@ -77,19 +83,21 @@ void seal(uint8_t* bytes, uint64_t size) {
 
 // ---- encode ----
 
-template <class T> flatbuffers::Offset<flatbuffers::Vector<T>> vector_of(flatbuffers::FlatBufferBuilder& builder,
-                                                                          const std::vector<T>& values) {
+template <class T>
+flatbuffers::Offset<flatbuffers::Vector<T>> vector_of(flatbuffers::FlatBufferBuilder& builder,
+                                                      const std::vector<T>& values) {
     return builder.CreateVector(values);
 }
 
 // An optional array is written only when present, so "absent" survives a round trip.
 template <class T>
-flatbuffers::Offset<flatbuffers::Vector<T>> optional_vector_of(flatbuffers::FlatBufferBuilder& builder,
-                                                               const std::vector<T>& values) {
+flatbuffers::Offset<flatbuffers::Vector<T>>
+optional_vector_of(flatbuffers::FlatBufferBuilder& builder, const std::vector<T>& values) {
     return values.empty() ? 0 : builder.CreateVector(values);
 }
 
-flatbuffers::Offset<fb::Rows> encode_rows(flatbuffers::FlatBufferBuilder& builder, const Rows& rows) {
+flatbuffers::Offset<fb::Rows> encode_rows(flatbuffers::FlatBufferBuilder& builder,
+                                          const Rows& rows) {
     // Children first: FlatBuffers builds bottom-up.
     const auto dofs = vector_of(builder, rows.world_dof_counts);
     const auto counts = vector_of(builder, rows.world_row_counts);
@@ -144,11 +152,13 @@ flatbuffers::Offset<fb::Scene> encode_scene(flatbuffers::FlatBufferBuilder& buil
     return table.Finish();
 }
 
-flatbuffers::Offset<fb::Results> encode_results(flatbuffers::FlatBufferBuilder& builder, const Results& results) {
+flatbuffers::Offset<fb::Results> encode_results(flatbuffers::FlatBufferBuilder& builder,
+                                                const Results& results) {
     std::vector<fb::WorldStats> stats;
     stats.reserve(results.stats.size());
     for (const steel_world_stats& s : results.stats)
-        stats.emplace_back(s.path, s.sweeps, s.flags, s.momentum_restarts, s.residual, s.first_residual);
+        stats.emplace_back(s.path, s.sweeps, s.flags, s.momentum_restarts, s.residual,
+                           s.first_residual);
     const auto impulses = vector_of(builder, results.impulses);
     const auto velocities = vector_of(builder, results.velocities);
     const auto world_stats = builder.CreateVectorOfStructs(stats);
@@ -173,13 +183,15 @@ template <class T> std::vector<T> copy_out(const flatbuffers::Vector<T>* vector)
     return out;
 }
 
-void require_length(const char* where, const char* field, uint64_t length, uint64_t expected, const char* why) {
+void require_length(const char* where, const char* field, uint64_t length, uint64_t expected,
+                    const char* why) {
     if (length != expected)
-        bad(where, format("the snapshot's %s has %" PRIu64 " entries but %s gives %" PRIu64, field, length, why,
-                          expected));
+        bad(where, format("the snapshot's %s has %" PRIu64 " entries but %s gives %" PRIu64, field,
+                          length, why, expected));
 }
 
-void require_optional_length(const char* where, const char* field, uint64_t length, uint64_t total_rows) {
+void require_optional_length(const char* where, const char* field, uint64_t length,
+                             uint64_t total_rows) {
     if (length != 0 && length != total_rows)
         bad(where, format("the snapshot's %s has %" PRIu64 " entries but there are %" PRIu64
                           " rows (it must have one per row, or be absent)",
@@ -190,13 +202,15 @@ Rows decode_rows(const fb::Rows& table, uint32_t world_count, const char* where)
     Rows rows;
     rows.world_dof_counts = copy_out(table.world_dof_counts());
     rows.world_row_counts = copy_out(table.world_row_counts());
-    require_length(where, "rows.world_dof_counts", rows.world_dof_counts.size(), world_count, "desc.world_count");
-    require_length(where, "rows.world_row_counts", rows.world_row_counts.size(), world_count, "desc.world_count");
+    require_length(where, "rows.world_dof_counts", rows.world_dof_counts.size(), world_count,
+                   "desc.world_count");
+    require_length(where, "rows.world_row_counts", rows.world_row_counts.size(), world_count,
+                   "desc.world_count");
     const uint64_t total_dofs = rows.total_dofs(), total_rows = rows.total_rows();
 
     rows.unconstrained_velocity = copy_out(table.unconstrained_velocity());
-    require_length(where, "rows.unconstrained_velocity", rows.unconstrained_velocity.size(), total_dofs,
-                   "the sum of world_dof_counts");
+    require_length(where, "rows.unconstrained_velocity", rows.unconstrained_velocity.size(),
+                   total_dofs, "the sum of world_dof_counts");
     rows.block_offset = copy_out(table.block_offset());
     rows.block_length = copy_out(table.block_length());
     require_length(where, "rows.block_offset", rows.block_offset.size(), 2 * total_rows,
@@ -205,7 +219,8 @@ Rows decode_rows(const fb::Rows& table, uint32_t world_count, const char* where)
                    "twice the sum of world_row_counts");
     rows.jacobian = copy_out(table.jacobian());
     rows.response = copy_out(table.response());
-    require_length(where, "rows.response", rows.response.size(), rows.jacobian.size(), "rows.jacobian's length");
+    require_length(where, "rows.response", rows.response.size(), rows.jacobian.size(),
+                   "rows.jacobian's length");
     // The blocks tile J exactly (the upload requires value_count to be their sum), so a reader
     // that slices J by the block lengths before the upload checks run, as extract_world and
     // steel-replay's --info do, stays inside it.
@@ -265,13 +280,15 @@ scene::SceneInputs decode_scene(const fb::Scene& table, uint32_t world_count, co
 
 // Outputs of a solve are finite (a world that went non-finite was reset, SPEC 9) and, for a
 // float32 batch, floats. Residuals may be non-finite only in a world flagged NONFINITE.
-void check_output_value(const char* where, const char* field, uint64_t index, double value, bool float32) {
+void check_output_value(const char* where, const char* field, uint64_t index, double value,
+                        bool float32) {
     if (!std::isfinite(value))
-        bad(where, format("the snapshot's %s[%" PRIu64 "] = %g is not finite (a solve never outputs that)", field,
-                          index, value));
+        bad(where,
+            format("the snapshot's %s[%" PRIu64 "] = %g is not finite (a solve never outputs that)",
+                   field, index, value));
     if (float32 && std::fabs(value) > double(FLT_MAX))
-        bad(where, format("the snapshot's %s[%" PRIu64 "] = %g does not fit the batch's float32", field, index,
-                          value));
+        bad(where, format("the snapshot's %s[%" PRIu64 "] = %g does not fit the batch's float32",
+                          field, index, value));
 }
 
 // A residual is >= 0; only a world flagged NONFINITE may report NaN or infinity.
@@ -305,7 +322,8 @@ Results decode_results(const fb::Results& table, const Snapshot& snapshot, const
     results.stats.resize(world_count);
     for (uint32_t w = 0; w < world_count; ++w) {
         fb::WorldStats in; // copied out: the struct vector may sit misaligned in a corrupt file
-        std::memcpy(static_cast<void*>(&in), stats->Data() + uint64_t(w) * sizeof(fb::WorldStats), sizeof(in));
+        std::memcpy(static_cast<void*>(&in), stats->Data() + uint64_t(w) * sizeof(fb::WorldStats),
+                    sizeof(in));
         steel_world_stats& out = results.stats[w];
         out.struct_size = sizeof(steel_world_stats);
         out.path = in.path();
@@ -315,12 +333,14 @@ Results decode_results(const fb::Results& table, const Snapshot& snapshot, const
         out.residual = in.residual();
         out.first_residual = in.first_residual();
         if (out.path != STEEL_PATH_GENERAL && out.path != STEEL_PATH_DENSE)
-            bad(where, format("world %u: the snapshot's stats.path = %d is neither STEEL_PATH_GENERAL nor "
-                              "STEEL_PATH_DENSE",
-                              w, out.path));
+            bad(where,
+                format("world %u: the snapshot's stats.path = %d is neither STEEL_PATH_GENERAL nor "
+                       "STEEL_PATH_DENSE",
+                       w, out.path));
         for (double residual : {out.residual, out.first_residual})
             if (!residual_allowed(residual, out.flags))
-                bad(where, format("world %u: the snapshot's stats residual %g must be >= 0, and finite unless the "
+                bad(where, format("world %u: the snapshot's stats residual %g must be >= 0, and "
+                                  "finite unless the "
                                   "world is flagged STEEL_WORLD_NONFINITE",
                                   w, residual));
     }
@@ -328,8 +348,8 @@ Results decode_results(const fb::Results& table, const Snapshot& snapshot, const
     results.history_stride = table.history_stride();
     results.residual_history = copy_out(table.residual_history());
     const uint64_t history_expected = uint64_t(world_count) * results.history_stride;
-    require_length(where, "results.residual_history", results.residual_history.size(), history_expected,
-                   "desc.world_count times results.history_stride");
+    require_length(where, "results.residual_history", results.residual_history.size(),
+                   history_expected, "desc.world_count times results.history_stride");
     // The history reader copies a world's `sweeps` entries from its stretch of the history.
     if (results.history_stride != 0)
         for (uint32_t w = 0; w < world_count; ++w)
@@ -342,7 +362,8 @@ Results decode_results(const fb::Results& table, const Snapshot& snapshot, const
         const double value = results.residual_history[k];
         const uint32_t w = uint32_t(k / results.history_stride);
         if (!residual_allowed(value, results.stats[w].flags))
-            bad(where, format("world %u: the snapshot's residual_history[%" PRIu64 "] = %g must be >= 0, and "
+            bad(where, format("world %u: the snapshot's residual_history[%" PRIu64
+                              "] = %g must be >= 0, and "
                               "finite unless the world is flagged STEEL_WORLD_NONFINITE",
                               w, k - uint64_t(w) * results.history_stride, value));
     }
@@ -359,20 +380,23 @@ std::string printable_identifier(const uint8_t* bytes) {
 }
 
 bool identifier_at(const void* data, uint64_t size, uint64_t offset) {
-    return size >= offset + 4 && std::memcmp(static_cast<const uint8_t*>(data) + offset, kFileIdentifier, 4) == 0;
+    return size >= offset + 4 &&
+           std::memcmp(static_cast<const uint8_t*>(data) + offset, kFileIdentifier, 4) == 0;
 }
 
 } // namespace
 
 uint64_t Rows::total_dofs() const {
     uint64_t total = 0;
-    for (uint32_t n : world_dof_counts) total += n;
+    for (uint32_t n : world_dof_counts)
+        total += n;
     return total;
 }
 
 uint64_t Rows::total_rows() const {
     uint64_t total = 0;
-    for (uint32_t m : world_row_counts) total += m;
+    for (uint32_t m : world_row_counts)
+        total += m;
     return total;
 }
 
@@ -409,12 +433,13 @@ std::vector<uint8_t> encode(const Snapshot& snapshot, bool size_prefixed) {
     const auto producer = fb::CreateProducer(builder, version, snapshot.producer_abi_version,
                                              snapshot.producer_features);
     const steel_batch_desc& d = snapshot.desc;
-    const auto desc = fb::CreateBatchDesc(builder, d.backend, d.precision, d.world_count, d.thread_count);
+    const auto desc =
+        fb::CreateBatchDesc(builder, d.backend, d.precision, d.world_count, d.thread_count);
     const steel_solve_options& o = snapshot.options;
-    const auto options = fb::CreateSolveOptions(builder, o.iterations, o.tolerance, o.cfm, o.path, o.warm_start,
-                                                o.contact_regularization, o.nesterov_momentum,
-                                                o.enable_bilateral_preelimination, o.record_residual_history,
-                                                o.solve_mode, o.articulated_contact_response);
+    const auto options = fb::CreateSolveOptions(
+        builder, o.iterations, o.tolerance, o.cfm, o.path, o.warm_start, o.contact_regularization,
+        o.nesterov_momentum, o.enable_bilateral_preelimination, o.record_residual_history,
+        o.solve_mode, o.articulated_contact_response);
     const auto rows = snapshot.has_rows ? encode_rows(builder, snapshot.rows) : 0;
     const auto results = snapshot.solved ? encode_results(builder, snapshot.results) : 0;
     const auto scene = snapshot.has_scene ? encode_scene(builder, snapshot.scene) : 0;
@@ -450,26 +475,33 @@ bool reseal(std::vector<uint8_t>& bytes) {
     limits.max_depth = kMaxDepth;
     limits.max_tables = kMaxTables;
     flatbuffers::Verifier verifier(bytes.data(), bytes.size(), limits);
-    if (!fb::VerifySnapshotBuffer(verifier) || fb::GetSnapshot(bytes.data())->checksum() == nullptr) return false;
+    if (!fb::VerifySnapshotBuffer(verifier) || fb::GetSnapshot(bytes.data())->checksum() == nullptr)
+        return false;
     seal(bytes.data(), bytes.size());
     return true;
 }
 
-bool looks_like_snapshot(const void* data, uint64_t size) { return data && identifier_at(data, size, 4); }
+bool looks_like_snapshot(const void* data, uint64_t size) {
+    return data && identifier_at(data, size, 4);
+}
 
-bool looks_like_capture(const void* data, uint64_t size) { return data && identifier_at(data, size, 8); }
+bool looks_like_capture(const void* data, uint64_t size) {
+    return data && identifier_at(data, size, 8);
+}
 
 Snapshot decode(const void* data, uint64_t size, const char* where) {
     // 1. Size: the root offset and the identifier at least, and within FlatBuffers' limit.
     if (data == nullptr && size > 0) bad(where, "the snapshot data pointer is NULL");
-    if (size < 8) bad(where, format("%" PRIu64 " bytes are too few for a snapshot (at least 8)", size));
+    if (size < 8)
+        bad(where, format("%" PRIu64 " bytes are too few for a snapshot (at least 8)", size));
     if (size > kMaxSnapshotBytes)
         bad(where, format("%" PRIu64 " bytes are more than a snapshot may have (%" PRIu64 ")", size,
                           kMaxSnapshotBytes));
     const uint8_t* bytes = static_cast<const uint8_t*>(data);
     if (!identifier_at(data, size, 4)) {
         if (identifier_at(data, size, 8))
-            bad(where, "this is a capture stream (size-prefixed snapshots, STEEL_CAPTURE), not a single snapshot; "
+            bad(where, "this is a capture stream (size-prefixed snapshots, STEEL_CAPTURE), not a "
+                       "single snapshot; "
                        "split it into its records first (steel-replay does)");
         bad(where, format("not a Steel snapshot: the file identifier is '%s', expected '%s'",
                           printable_identifier(bytes + 4).c_str(), kFileIdentifier));
@@ -489,7 +521,8 @@ Snapshot decode(const void* data, uint64_t size, const char* where) {
     limits.check_alignment = true;
     flatbuffers::Verifier verifier(bytes, size_t(size), limits);
     if (!fb::VerifySnapshotBuffer(verifier))
-        bad(where, format("the snapshot (%" PRIu64 " bytes) is corrupt or truncated: the FlatBuffers verifier "
+        bad(where, format("the snapshot (%" PRIu64
+                          " bytes) is corrupt or truncated: the FlatBuffers verifier "
                           "rejects it",
                           size));
     const fb::Snapshot& root = *fb::GetSnapshot(bytes);
@@ -500,15 +533,18 @@ Snapshot decode(const void* data, uint64_t size, const char* where) {
     if (snapshot.format_version == 0)
         bad(where, "the snapshot has no format_version (it was not written by Steel)");
     if (snapshot.format_version > kFormatVersion)
-        bad(where, format("the snapshot has format version %u, newer than the %u this library (Steel %s) reads; "
+        bad(where, format("the snapshot has format version %u, newer than the %u this library "
+                          "(Steel %s) reads; "
                           "replay it with a newer Steel",
                           snapshot.format_version, kFormatVersion, steel_version()));
     const fb::Checksum* checksum = root.checksum();
-    if (checksum == nullptr) bad(where, "the snapshot has no checksum (it was not written by Steel)");
+    if (checksum == nullptr)
+        bad(where, "the snapshot has no checksum (it was not written by Steel)");
     const uint64_t checksum_offset = uint64_t(reinterpret_cast<const uint8_t*>(checksum) - bytes);
     const uint32_t computed = snapshot_crc(bytes, size, checksum_offset);
     if (computed != checksum->crc32())
-        bad(where, format("the snapshot is damaged: its CRC-32 is %08x but it records %08x (changed after it was "
+        bad(where, format("the snapshot is damaged: its CRC-32 is %08x but it records %08x "
+                          "(changed after it was "
                           "written?)",
                           computed, checksum->crc32()));
     if (const fb::Producer* producer = root.producer()) {

@@ -93,25 +93,29 @@ static int solve_two_worlds(void) {
     status = steel_batch_upload_rows(batch, &rows);
     if (status == STEEL_OK) status = steel_batch_solve(batch);
     if (status == STEEL_OK) status = steel_batch_read_impulses(batch, impulses, 2, &impulse_count);
-    if (status == STEEL_OK) status = steel_batch_read_velocities(batch, velocities, 2, &velocity_count);
     if (status == STEEL_OK)
-        status = steel_batch_read_world_stats(batch, (uint32_t)sizeof(steel_world_stats), stats, 2, &stats_count);
+        status = steel_batch_read_velocities(batch, velocities, 2, &velocity_count);
+    if (status == STEEL_OK)
+        status = steel_batch_read_world_stats(batch, (uint32_t)sizeof(steel_world_stats), stats, 2,
+                                              &stats_count);
     if (status != STEEL_OK) {
         fprintf(stderr, "FAIL: upload/solve/read: %s: %s\n", steel_status_string(status),
                 steel_last_error_message());
         steel_batch_destroy(batch);
         return 0;
     }
-    printf("world 0 (falling at -1): impulse %.17g (exact 1), velocity %.17g (exact 0)\n", impulses[0],
-           velocities[0]);
-    printf("world 1 (rising at +1):  impulse %.17g (exact 0), velocity %.17g (exact 1)\n", impulses[1],
-           velocities[1]);
-    check(impulse_count == 2 && velocity_count == 2 && stats_count == 2, "read counts are 2, 2 and 2");
+    printf("world 0 (falling at -1): impulse %.17g (exact 1), velocity %.17g (exact 0)\n",
+           impulses[0], velocities[0]);
+    printf("world 1 (rising at +1):  impulse %.17g (exact 0), velocity %.17g (exact 1)\n",
+           impulses[1], velocities[1]);
+    check(impulse_count == 2 && velocity_count == 2 && stats_count == 2,
+          "read counts are 2, 2 and 2");
     check(impulses[0] == 1.0, "world 0: contact impulse is exactly 1");
     check(velocities[0] == 0.0, "world 0: velocity after the solve is exactly 0");
     check(impulses[1] == 0.0, "world 1: separating contact's impulse is exactly 0");
     check(velocities[1] == 1.0, "world 1: velocity after the solve is exactly +1");
-    check((stats[0].flags & STEEL_WORLD_NONFINITE) == 0 && (stats[1].flags & STEEL_WORLD_NONFINITE) == 0,
+    check((stats[0].flags & STEEL_WORLD_NONFINITE) == 0 &&
+              (stats[1].flags & STEEL_WORLD_NONFINITE) == 0,
           "no world is flagged non-finite");
     check(steel_batch_destroy(batch) == STEEL_OK, "steel_batch_destroy succeeds");
     return 1;
@@ -134,15 +138,18 @@ int main(int argc, char** argv) {
     loaded_libsteel(loaded, sizeof(loaded));
     printf("loaded %s\n", loaded[0] ? loaded : "(no libsteel in /proc/self/maps)");
     dir_length = strlen(argv[2]);
-    check(loaded[0] != '\0' && strncmp(loaded, argv[2], dir_length) == 0 && loaded[dir_length] == '/' &&
-              strchr(loaded + dir_length + 1, '/') == NULL,
+    check(loaded[0] != '\0' && strncmp(loaded, argv[2], dir_length) == 0 &&
+              loaded[dir_length] == '/' && strchr(loaded + dir_length + 1, '/') == NULL,
           "libsteel was loaded from the installed prefix's library directory");
 
-    check(steel_abi_version() == STEEL_ABI_VERSION, "steel_abi_version() == STEEL_ABI_VERSION of the installed header");
-    check(version != NULL && strcmp(version, argv[1]) == 0, "steel_version() == the build's PROJECT_VERSION");
+    check(steel_abi_version() == STEEL_ABI_VERSION,
+          "steel_abi_version() == STEEL_ABI_VERSION of the installed header");
+    check(version != NULL && strcmp(version, argv[1]) == 0,
+          "steel_version() == the build's PROJECT_VERSION");
     check(version != NULL && strcmp(version, STEEL_PACKAGE_VERSION) == 0,
           "steel_version() == the version the package metadata announced");
-    check((steel_build_features() & STEEL_FEATURE_FLOAT64) != 0, "the library has the float64 feature");
+    check((steel_build_features() & STEEL_FEATURE_FLOAT64) != 0,
+          "the library has the float64 feature");
 
     if (!solve_two_worlds()) ++failures;
 

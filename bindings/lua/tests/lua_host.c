@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         status = 1;
     } else {
-        for (int k = 2; k < argc; ++k) lua_pushstring(L, argv[k]);
+        for (int k = 2; k < argc; ++k)
+            lua_pushstring(L, argv[k]);
         if (lua_pcall(L, argc - 2, 0, 1) != LUA_OK) {
             fprintf(stderr, "%s\n", lua_tostring(L, -1));
             status = 1;

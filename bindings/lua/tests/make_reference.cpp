@@ -24,7 +24,8 @@ namespace {
 
 void check(steel_status status, const char* what) {
     if (status != STEEL_OK) {
-        std::fprintf(stderr, "steel_lua_reference: %s failed: %s\n", what, steel_last_error_message());
+        std::fprintf(stderr, "steel_lua_reference: %s failed: %s\n", what,
+                     steel_last_error_message());
         std::exit(1);
     }
 }
@@ -50,13 +51,18 @@ template <class T> std::string sequence(const std::vector<T>& values) {
 
 const char* path_name(int32_t path) {
     switch (path) {
-    case STEEL_PATH_GENERAL: return "general";
-    case STEEL_PATH_DENSE: return "dense";
-    default: return "auto";
+    case STEEL_PATH_GENERAL:
+        return "general";
+    case STEEL_PATH_DENSE:
+        return "dense";
+    default:
+        return "auto";
     }
 }
 
-const char* flag(uint32_t value) { return value ? "true" : "false"; }
+const char* flag(uint32_t value) {
+    return value ? "true" : "false";
+}
 
 struct Case {
     std::string name;
@@ -69,23 +75,26 @@ struct Case {
 void write_desc_and_options(FILE* out, const steel_batch_desc& desc, const steel_solve_options& o) {
     std::fprintf(out, "    desc = { world_count = %u, precision = \"%s\" },\n", desc.world_count,
                  desc.precision == STEEL_PRECISION_FLOAT32 ? "float32" : "float64");
-    std::fprintf(out,
-                 "    options = { iterations = %u, tolerance = %s, cfm = %s, path = \"%s\", warm_start = %s,\n"
-                 "                contact_regularization = %s, nesterov_momentum = %s,\n"
-                 "                enable_bilateral_preelimination = %s, record_residual_history = %s },\n",
-                 o.iterations, number(o.tolerance).c_str(), number(o.cfm).c_str(), path_name(o.path),
-                 flag(o.warm_start), number(o.contact_regularization).c_str(), flag(o.nesterov_momentum),
-                 flag(o.enable_bilateral_preelimination), flag(o.record_residual_history));
+    std::fprintf(
+        out,
+        "    options = { iterations = %u, tolerance = %s, cfm = %s, path = \"%s\", warm_start = "
+        "%s,\n"
+        "                contact_regularization = %s, nesterov_momentum = %s,\n"
+        "                enable_bilateral_preelimination = %s, record_residual_history = %s },\n",
+        o.iterations, number(o.tolerance).c_str(), number(o.cfm).c_str(), path_name(o.path),
+        flag(o.warm_start), number(o.contact_regularization).c_str(), flag(o.nesterov_momentum),
+        flag(o.enable_bilateral_preelimination), flag(o.record_residual_history));
 }
 
 void write_stats(FILE* out, const std::vector<steel_world_stats>& stats) {
     std::fprintf(out, "    stats = {\n");
     for (const steel_world_stats& s : stats)
-        std::fprintf(out,
-                     "      { path = \"%s\", sweeps = %u, flags = %u, residual = %s, first_residual = %s, "
-                     "momentum_restarts = %u },\n",
-                     path_name(s.path), s.sweeps, s.flags, number(s.residual).c_str(),
-                     number(s.first_residual).c_str(), s.momentum_restarts);
+        std::fprintf(
+            out,
+            "      { path = \"%s\", sweeps = %u, flags = %u, residual = %s, first_residual = %s, "
+            "momentum_restarts = %u },\n",
+            path_name(s.path), s.sweeps, s.flags, number(s.residual).c_str(),
+            number(s.first_residual).c_str(), s.momentum_restarts);
     std::fprintf(out, "    },\n");
 }
 
@@ -102,9 +111,11 @@ void write_case(FILE* out, const Case& c) {
     check(steel_batch_solve(batch), "solve");
     std::vector<double> impulses(c.rows.total_rows()), velocities(c.rows.total_dofs());
     check(steel_batch_read_impulses(batch, impulses.data(), impulses.size(), nullptr), "impulses");
-    check(steel_batch_read_velocities(batch, velocities.data(), velocities.size(), nullptr), "velocities");
+    check(steel_batch_read_velocities(batch, velocities.data(), velocities.size(), nullptr),
+          "velocities");
     std::vector<steel_world_stats> stats(desc.world_count);
-    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), desc.world_count, nullptr),
+    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(),
+                                       desc.world_count, nullptr),
           "stats");
 
     const steel_solve_options& o = c.options;
@@ -114,7 +125,8 @@ void write_case(FILE* out, const Case& c) {
     std::fprintf(out, "    rows = {\n");
     std::fprintf(out, "      world_dof_counts = %s,\n", sequence(r.dof_counts).c_str());
     std::fprintf(out, "      world_row_counts = %s,\n", sequence(r.row_counts).c_str());
-    std::fprintf(out, "      unconstrained_velocity = %s,\n", sequence(r.unconstrained_velocity).c_str());
+    std::fprintf(out, "      unconstrained_velocity = %s,\n",
+                 sequence(r.unconstrained_velocity).c_str());
     std::fprintf(out, "      block_offset = %s,\n", sequence(r.block_offset).c_str());
     std::fprintf(out, "      block_length = %s,\n", sequence(r.block_length).c_str());
     std::fprintf(out, "      jacobian = %s,\n", sequence(r.jacobian).c_str());
@@ -135,7 +147,9 @@ void write_case(FILE* out, const Case& c) {
         std::fprintf(out, "    history = {\n");
         for (uint32_t w = 0; w < desc.world_count; ++w) {
             std::vector<double> history(stats[w].sweeps);
-            check(steel_batch_read_residual_history(batch, w, history.data(), stats[w].sweeps, nullptr), "history");
+            check(steel_batch_read_residual_history(batch, w, history.data(), stats[w].sweeps,
+                                                    nullptr),
+                  "history");
             std::fprintf(out, "      %s,\n", sequence(history).c_str());
         }
         std::fprintf(out, "    },\n");
@@ -193,7 +207,8 @@ Case random_worlds(bool preelimination) {
     std::mt19937_64 rng(preelimination ? 7 : 3);
     scenes::RandomWorldSpec spec;
     spec.row_count = 10;
-    for (int w = 0; w < 4; ++w) scenes::add_random_world(c.rows, rng, spec);
+    for (int w = 0; w < 4; ++w)
+        scenes::add_random_world(c.rows, rng, spec);
     c.options.iterations = 40;
     c.options.cfm = 0.05;
     c.options.contact_regularization = preelimination ? 0.0 : 0.1;
@@ -271,7 +286,8 @@ struct SceneCase {
     }
 };
 
-std::vector<double> read_all(steel_batch batch, steel_status (*read)(steel_batch, double*, uint64_t, uint64_t*),
+std::vector<double> read_all(steel_batch batch,
+                             steel_status (*read)(steel_batch, double*, uint64_t, uint64_t*),
                              const char* what) {
     uint64_t count = 0;
     check(read(batch, nullptr, 0, &count), what);
@@ -292,14 +308,16 @@ void write_scene_case(FILE* out, const SceneCase& c) {
     check(steel_batch_upload_scene(batch, &scene), "upload_scene");
     check(steel_batch_solve(batch), "solve");
     std::vector<steel_world_stats> stats(desc.world_count);
-    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(), desc.world_count, nullptr),
+    check(steel_batch_read_world_stats(batch, sizeof(steel_world_stats), stats.data(),
+                                       desc.world_count, nullptr),
           "stats");
 
     std::fprintf(out, "  {\n    name = \"%s\",\n", c.name.c_str());
     write_desc_and_options(out, desc, c.options);
     std::fprintf(out, "    scene = {\n");
-    std::fprintf(out, "      dt = %s, baumgarte = %s, restitution_threshold = %s,\n", number(b.dt).c_str(),
-                 number(b.baumgarte).c_str(), number(c.restitution_threshold).c_str());
+    std::fprintf(out, "      dt = %s, baumgarte = %s, restitution_threshold = %s,\n",
+                 number(b.dt).c_str(), number(b.baumgarte).c_str(),
+                 number(c.restitution_threshold).c_str());
     std::fprintf(out, "      friction_model = \"%s\", drive_mode = \"%s\",\n",
                  b.friction_model == STEEL_FRICTION_MODEL_CONE ? "cone" : "box",
                  b.drive_mode == STEEL_DRIVE_MODE_ROWS ? "rows" : "augmented");
@@ -352,16 +370,16 @@ void write_scene_case(FILE* out, const SceneCase& c) {
     field("mimic_ratio", b.mimic_ratio);
     field("mimic_offset", b.mimic_offset);
     std::fprintf(out, "    },\n");
-    const std::pair<const char*, steel_status (*)(steel_batch, double*, uint64_t, uint64_t*)> readers[] = {
-        {"impulses", steel_batch_read_impulses},
-        {"velocities", steel_batch_read_velocities},
-        {"contact_impulses", steel_batch_read_contact_impulses},
-        {"joint_velocities", steel_batch_read_joint_velocities},
-        {"limit_impulses", steel_batch_read_limit_impulses},
-        {"drive_impulses", steel_batch_read_drive_impulses},
-        {"body_velocities", steel_batch_read_body_velocities},
-        {"body_poses", steel_batch_read_body_poses},
-        {"integrated_positions", steel_batch_read_integrated_positions}};
+    const std::pair<const char*, steel_status (*)(steel_batch, double*, uint64_t, uint64_t*)>
+        readers[] = {{"impulses", steel_batch_read_impulses},
+                     {"velocities", steel_batch_read_velocities},
+                     {"contact_impulses", steel_batch_read_contact_impulses},
+                     {"joint_velocities", steel_batch_read_joint_velocities},
+                     {"limit_impulses", steel_batch_read_limit_impulses},
+                     {"drive_impulses", steel_batch_read_drive_impulses},
+                     {"body_velocities", steel_batch_read_body_velocities},
+                     {"body_poses", steel_batch_read_body_poses},
+                     {"integrated_positions", steel_batch_read_integrated_positions}};
     std::fprintf(out, "    results = {\n");
     for (const auto& [name, read] : readers)
         std::fprintf(out, "      %s = %s,\n", name, sequence(read_all(batch, read, name)).c_str());
@@ -393,8 +411,8 @@ SceneCase box_on_ground() {
     c.scene.friction_model = STEEL_FRICTION_MODEL_CONE;
     c.scene.begin_world();
     c.scene.add_body(scenes::free_box(3.0, {0.5, 0.5, 0.5}, {0, 0, 0.5}));
-    scenes::box_plane_contacts(c.scene, 0, scenes::free_body_frame(c.scene.position.data()), {0.5, 0.5, 0.5}, -1,
-                               0.0, 0.6);
+    scenes::box_plane_contacts(c.scene, 0, scenes::free_body_frame(c.scene.position.data()),
+                               {0.5, 0.5, 0.5}, -1, 0.0, 0.6);
     c.options.iterations = 500;
     return c;
 }
@@ -440,14 +458,15 @@ SceneCase standalone_connect_mimic() {
     c.scene.begin_world();
     c.scene.add_body(scenes::free_box(1.0, {0.2, 0.2, 0.2}, {0, 0, 0.2}));
     c.scene.add_body(scenes::free_box(1.0, {2, 2, 0.1}, {0, 0, -0.1}));
-    scenes::box_plane_contacts(c.scene, 0, {{0, 0, 0.2}, {1, 0, 0, 0}}, {0.2, 0.2, 0.2}, 1, 0.0, 0.3);
+    scenes::box_plane_contacts(c.scene, 0, {{0, 0, 0.2}, {1, 0, 0, 0}}, {0.2, 0.2, 0.2}, 1, 0.0,
+                               0.3);
     // Both bodies become standalone: no position coordinates; the box keeps its 6 DOFs, the
     // kinematic platform has none.
     scenes::SceneBuilder& s = c.scene;
     s.joint_type = {STEEL_JOINT_NONE, STEEL_JOINT_NONE};
     s.position.clear();
-    for (std::vector<double>* per_dof : {&s.velocity, &s.armature, &s.damping, &s.lower, &s.upper, &s.kp, &s.kd,
-                                         &s.target_q, &s.target_qd})
+    for (std::vector<double>* per_dof : {&s.velocity, &s.armature, &s.damping, &s.lower, &s.upper,
+                                         &s.kp, &s.kd, &s.target_q, &s.target_qd})
         per_dof->resize(6);
     c.body_pose = {0, 0, 0.2, 1, 0, 0, 0, 0, 0, -0.1, 1, 0, 0, 0};
     c.body_velocity = {0, 0, 0, 0, 0, 0, 2.0, 0, 0, 0, 0, 0};
@@ -481,8 +500,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "steel_lua_reference: cannot write %s\n", argv[1]);
         return 1;
     }
-    std::fprintf(out, "-- Written by steel_lua_reference (bindings/lua/tests/make_reference.cpp): inputs and C "
-                      "results.\nreturn {\n");
+    std::fprintf(
+        out,
+        "-- Written by steel_lua_reference (bindings/lua/tests/make_reference.cpp): inputs and C "
+        "results.\nreturn {\n");
     write_case(out, quickstart());
     write_case(out, stack_momentum());
     write_case(out, random_worlds(false));
