@@ -113,6 +113,19 @@ update_single_row(RowError<Real> error, Real* impulse, uint32_t i, Real regulari
     return step;
 }
 
+// The update of single row i (not a cone pair) with its c, d and 1/d formed from the row and the
+// options; normal_impulse is the live impulse of its normal row (0 if none). Returns the step.
+template <class Real>
+STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline Real
+update_plain_row(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
+                 RowError<Real> error, Real normal_impulse, Real* impulse,
+                 SweepResult<Real>& result) {
+    const Real c = row_regularization(rows, i, params);
+    const Real d = row_denominator(rows.jy[i], c, params.cfm);
+    return update_single_row(error, impulse, i, c, d, Real(1) / d, rows.kind[i], rows.lower[i],
+                             rows.upper[i], rows.friction[i], normal_impulse, result);
+}
+
 // Updates the row at i, or the FRICTION_CONE pair starting at i, from the velocity errors
 // J.v + b of those rows (error1 is read for a pair only). Writes the impulse changes to
 // step[0] (and step[1]) for the caller to apply to v, records them in result, and returns the
@@ -145,10 +158,7 @@ update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& pa
                     next.impulse1);
         return 2;
     }
-    const Real c = row_regularization(rows, i, params);
-    const Real d = row_denominator(rows.jy[i], c, params.cfm);
-    step[0] = update_single_row(error0, impulse, i, c, d, Real(1) / d, rows.kind[i], rows.lower[i],
-                                rows.upper[i], rows.friction[i], normal_impulse, result);
+    step[0] = update_plain_row(rows, i, params, error0, normal_impulse, impulse, result);
     return 1;
 }
 
