@@ -53,10 +53,8 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
     Real *a = nullptr, *rhs = nullptr;
     if (dense) {
         a = cursor;
-        rhs = a + size_t(m) * m;
-        Real* column = rhs + m;
-        std::fill(column, column + n, Real(0));
-        build_dense_problem(rows, a, rhs, column);
+        rhs = a + size_t(m) * dense_stride(m);
+        build_dense_problem(rows, a, rhs, rhs + m);
         cursor += dense_scratch_size(m, n);
     } else {
         velocity_from_impulses(rows, impulse, velocity);
@@ -97,8 +95,8 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
         WorldRows<Real> kept;
         const PreeliminationSpace<Real> space = preelimination.space();
         if (build_preeliminated_world(rows, Real(options.cfm), space, kept)) {
-            const int32_t kept_path =
-                classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n);
+            const int32_t kept_path = classify_world(
+                options.path, kept.row_count, uint64_t(kept.row_count) * n, precision_of<Real>);
             outcome = sweep_world(kept, kept_path, options, scratch, sweep_rows, space.kept_impulse,
                                   velocity, history);
             recover_bilateral_impulses(rows, space, impulse, velocity);
@@ -210,7 +208,7 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         const uint32_t m = set.row_count(w);
         const uint64_t values = set.value_offset[set.world_row_offset[w + 1]] -
                                 set.value_offset[set.world_row_offset[w]];
-        state.world_path[w] = classify_world(options.path, m, values);
+        state.world_path[w] = classify_world(options.path, m, values, precision_of<Real>);
         scratch_size = std::max(
             scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
     }
@@ -239,7 +237,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
             max_room.kept_values = std::max(max_room.kept_values, room.kept_values);
             max_room.schur = std::max(max_room.schur, room.schur);
             const uint32_t c = m - b;
-            const int32_t kept_path = classify_world(options.path, c, uint64_t(c) * n);
+            const int32_t kept_path =
+                classify_world(options.path, c, uint64_t(c) * n, precision_of<Real>);
             scratch_size = std::max(scratch_size, world_scratch_size(kept_path, momentum, c, n));
         }
         for (PreeliminationWorkspace<Real>& workspace : state.preelimination)

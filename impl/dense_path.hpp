@@ -7,51 +7,132 @@
 
 #include "general_sweep.hpp"
 
+#include <algorithm>
+
 namespace steel {
 
-// Scratch the dense path needs for a world: A, rhs, and one dense DOF vector.
-inline uint64_t dense_scratch_size(uint32_t row_count, uint32_t dof_count) {
-    return uint64_t(row_count) * row_count + row_count + dof_count;
+// A's rows, and those of the table of Y by DOF that build_dense_problem reads (below), are padded
+// to a whole number of kDenseChunk values (zeros in the table; never read in A).
+constexpr uint32_t kDenseChunk = 8;
+inline uint32_t dense_stride(uint32_t row_count) {
+    return (row_count + kDenseChunk - 1) / kDenseChunk * kDenseChunk;
 }
 
-// Fills a (row-major m x m) and rhs. column is a zeroed scratch vector of dof_count values and is
-// left zeroed. The entries the row update reads directly (J.Y on the diagonal, a cone pair's
-// cross terms) are the stored ones, so both paths share them exactly.
+// Whether build_dense_problem uses the table, or goes entry by entry (one Y_j at a time scattered
+// into a DOF vector, J_i . that for each i: the same sums), which it does where the table would
+// be both larger than 4096 values and more than 4 times A: a big world forced onto the dense
+// path with many more DOFs than rows.
+inline bool dense_uses_table(uint32_t row_count, uint32_t dof_count) {
+    const uint64_t table = uint64_t(dof_count) * dense_stride(row_count);
+    return table <= 4096 || dof_count <= 4 * uint64_t(row_count);
+}
+
+// Scratch the dense path needs for a world: A, rhs, and the table or the DOF vector.
+inline uint64_t dense_scratch_size(uint32_t row_count, uint32_t dof_count) {
+    const uint64_t stride = dense_stride(row_count);
+    const uint64_t table = dense_uses_table(row_count, dof_count) ? dof_count * stride : dof_count;
+    return row_count * stride + row_count + table;
+}
+
+// A from the table of Y by DOF: see build_dense_problem.
 template <class Real>
-STEEL_HOST_DEVICE inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs,
-                                                  Real* column) {
-    const uint32_t m = rows.row_count;
+inline void fill_dense_by_rows(const WorldRows<Real>& rows, Real* a, Real* table) {
+    const uint32_t m = rows.row_count, n = rows.dof_count, stride = dense_stride(m);
+    std::fill(table, table + size_t(n) * stride, Real(0));
     for (uint32_t j = 0; j < m; ++j) {
-        row_axpy(rows, j, rows.response, Real(1), column); // column = Y_j
-        for (uint32_t i = 0; i < m; ++i)
-            a[size_t(i) * m + j] = i == j ? rows.jy[i] : row_dot(rows, i, rows.jacobian, column);
-        row_axpy(rows, j, rows.response, Real(-1), column); // back to exact zeros: x + y - y
+        const Real* response = rows.response + rows.value_offset[j];
+        for (int block = 0; block < 2; ++block) {
+            const uint32_t offset = rows.block_offset[2 * j + block],
+                           length = rows.block_length[2 * j + block];
+            for (uint32_t k = 0; k < length; ++k)
+                table[size_t(offset + k) * stride + j] = response[k];
+            response += length;
+        }
+    }
+    // kDenseChunk sums of row i at a time, held in registers over all of J_i's values.
+    for (uint32_t i = 0; i < m; ++i) {
+        const Real* jacobian = rows.jacobian + rows.value_offset[i];
+        const uint32_t offset0 = rows.block_offset[2 * i], length0 = rows.block_length[2 * i];
+        const uint32_t offset1 = rows.block_offset[2 * i + 1],
+                       length1 = rows.block_length[2 * i + 1];
+        for (uint32_t first = 0; first < m; first += kDenseChunk) {
+            Real sum[kDenseChunk] = {};
+            const auto add_block = [&](const Real* values, uint32_t offset, uint32_t length) {
+                for (uint32_t k = 0; k < length; ++k) {
+                    const Real value = values[k];
+                    const Real* y = table + size_t(offset + k) * stride + first;
+                    for (uint32_t q = 0; q < kDenseChunk; ++q)
+                        sum[q] += value * y[q];
+                }
+            };
+            add_block(jacobian, offset0, length0);
+            add_block(jacobian + length0, offset1, length1);
+            for (uint32_t q = 0; q < kDenseChunk; ++q)
+                a[size_t(i) * stride + first + q] = sum[q];
+        }
+        a[size_t(i) * stride + i] = rows.jy[i];
+    }
+}
+
+// Fills a (m rows of dense_stride(m) values) and rhs. table is scratch of n x dense_stride(m)
+// values where dense_uses_table says so, else of n. The entries the row update reads directly
+// (J.Y on the diagonal, a cone pair's cross terms) are the stored ones, so both paths share them
+// exactly.
+//
+// A_ij = J_i . Y_j, summed over J_i's values in order from +0, with Y_j's value at each DOF (0
+// where Y_j has none): dense_entry's sum, which the GPU computes entry by entry, so both have the
+// same A. Here eight entries of row i at once: the table holds every Y_j by DOF, row k being the
+// values of the m responses at DOF k, so each J value adds its products to eight sums from one
+// contiguous piece of a row, which the compiler vectorizes across j (each sum still adds its own
+// terms in order, so the bits do not depend on it). It was one J_i . Y_j dot product per
+// entry, m^2 of them (bench/RESULTS.md, "The dense path built by rows").
+template <class Real>
+inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs, Real* table) {
+    const uint32_t m = rows.row_count, n = rows.dof_count, stride = dense_stride(m);
+    if (!dense_uses_table(m, n)) {
+        Real* column = table;
+        std::fill(column, column + n, Real(0));
+        for (uint32_t j = 0; j < m; ++j) {
+            row_axpy(rows, j, rows.response, Real(1), column); // column = Y_j
+            for (uint32_t i = 0; i < m; ++i)
+                a[size_t(i) * stride + j] =
+                    i == j ? rows.jy[i] : row_dot(rows, i, rows.jacobian, column);
+            row_axpy(rows, j, rows.response, Real(-1), column); // back to exact zeros: x + y - y
+        }
+    } else {
+        fill_dense_by_rows(rows, a, table);
     }
     for (uint32_t i = 0; i + 1 < m; ++i)
         if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
-            a[size_t(i) * m + i + 1] = rows.cone_cross_01[i];
-            a[size_t(i + 1) * m + i] = rows.cone_cross_10[i];
+            a[size_t(i) * stride + i + 1] = rows.cone_cross_01[i];
+            a[size_t(i + 1) * stride + i] = rows.cone_cross_10[i];
             ++i;
         }
     for (uint32_t i = 0; i < m; ++i)
         rhs[i] = row_dot(rows, i, rows.jacobian, rows.unconstrained_velocity) + rows.bias[i];
 }
 
-// The velocity error A_i . lambda + rhs_i of row i (rhs_i in the place of the general sweep's b_i).
+// The velocity error A_i . lambda + rhs_i of row i (rhs_i in the place of the general sweep's
+// b_i). Term j goes to sum j mod 4, combined as (0 + 2) + (1 + 3): the serial sweep waits for each
+// row's error, and four sums make it a chain of m / 4 dependent adds instead of m
+// (bench/RESULTS.md, "The dense path built by rows").
 template <class Real>
-STEEL_HOST_DEVICE inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m,
-                                                        uint32_t i, const Real* impulse) {
-    const Real* a_row = a + size_t(i) * m;
-    Real rate = 0;
-    for (uint32_t j = 0; j < m; ++j)
-        rate += a_row[j] * impulse[j];
-    return {rate, rhs[i]};
+inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m, uint32_t i,
+                                      const Real* impulse) {
+    const Real* a_row = a + size_t(i) * dense_stride(m);
+    Real sum[4] = {0, 0, 0, 0};
+    uint32_t j = 0;
+    for (; j + 4 <= m; j += 4)
+        for (uint32_t q = 0; q < 4; ++q)
+            sum[q] += a_row[j + q] * impulse[j + q];
+    for (uint32_t q = 0; j < m; ++j, ++q)
+        sum[q] += a_row[j] * impulse[j];
+    return {(sum[0] + sum[2]) + (sum[1] + sum[3]), rhs[i]};
 }
 
 template <class Real>
-STEEL_HOST_DEVICE inline SweepResult<Real>
-dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
-            const SolveParams<Real>& params, Real* impulse) {
+inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
+                                     const SolveParams<Real>& params, Real* impulse) {
     SweepResult<Real> result;
     const uint32_t m = rows.row_count;
     for (uint32_t i = 0; i < m;) {

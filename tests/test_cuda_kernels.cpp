@@ -22,13 +22,25 @@ template <class Real> void check_dense_entries(uint64_t seed) {
         spec.row_count = 1 + uint32_t(rng() % 24);
         scenes::add_random_world(builder, rng, spec);
     }
+    // And worlds of many more DOFs than rows, whose A build_dense_problem forms entry by entry
+    // instead of from its table of Y by DOF (dense_uses_table).
+    for (uint32_t w = 0; w < 4; ++w) {
+        scenes::RandomWorldSpec spec;
+        spec.body_count = 100;
+        spec.min_body_dofs = spec.max_body_dofs = 6;
+        spec.row_count = 2 + w;
+        scenes::add_random_world(builder, rng, spec);
+    }
     const steel::RowSet<Real> set =
         steel::build_row_set<Real>(builder.desc(), builder.world_count(), 0.0, 0.0);
+    uint32_t tables_used = 0;
     for (uint32_t w = 0; w < set.world_count; ++w) {
         const steel::WorldRows<Real> rows = steel::world_rows(set, w);
         const uint32_t m = rows.row_count;
-        std::vector<Real> a(size_t(m) * m), rhs(m), column(rows.dof_count, Real(0));
-        steel::build_dense_problem(rows, a.data(), rhs.data(), column.data());
+        const uint32_t stride = steel::dense_stride(m);
+        std::vector<Real> a(size_t(m) * stride), rhs(m), table(size_t(rows.dof_count) * stride);
+        tables_used += steel::dense_uses_table(m, rows.dof_count) ? 1 : 0;
+        steel::build_dense_problem(rows, a.data(), rhs.data(), table.data());
         for (uint32_t i = 0; i < m; ++i)
             for (uint32_t j = 0; j < m; ++j) {
                 if (i == j) continue; // the diagonal is the stored J.Y on both sides
@@ -36,7 +48,7 @@ template <class Real> void check_dense_entries(uint64_t seed) {
                 CAPTURE(w);
                 CAPTURE(i);
                 CAPTURE(j);
-                CHECK(std::memcmp(&entry, &a[size_t(i) * m + j], sizeof(Real)) == 0);
+                CHECK(std::memcmp(&entry, &a[size_t(i) * stride + j], sizeof(Real)) == 0);
             }
         for (uint32_t i = 0; i + 1 < m; ++i)
             if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
@@ -47,6 +59,9 @@ template <class Real> void check_dense_entries(uint64_t seed) {
                 ++i;
             }
     }
+    // Both ways of building A ran.
+    CHECK(tables_used == 32);
+    CHECK(set.world_count == 36);
 }
 
 } // namespace

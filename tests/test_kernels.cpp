@@ -59,21 +59,36 @@ TEST_CASE("the row update is a Gauss-Seidel step on the soft condition") {
 }
 
 TEST_CASE("classification follows the requested path and the dense size limit") {
-    CHECK(steel::classify_world(STEEL_PATH_GENERAL, 4, 24) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_DENSE, 4, 24) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) ==
-          STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 12) == STEEL_PATH_DENSE);
-    // AUTO's bounds (impl/classify.hpp): at most kDenseAutoMaxRows = 4 rows, whatever L, and
-    // 5m <= 2L.
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 64) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 5, 5 * 64) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 24, 24 * 64) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 10) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 9) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
+    constexpr int32_t f32 = STEEL_PRECISION_FLOAT32, f64 = STEEL_PRECISION_FLOAT64;
+    for (int32_t precision : {f32, f64}) {
+        CAPTURE(precision);
+        CHECK(steel::classify_world(STEEL_PATH_GENERAL, 4, 24, precision) == STEEL_PATH_GENERAL);
+        CHECK(steel::classify_world(STEEL_PATH_DENSE, 4, 24, precision) == STEEL_PATH_DENSE);
+        CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1, precision) ==
+              STEEL_PATH_DENSE);
+        CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1, precision) ==
+              STEEL_PATH_GENERAL);
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0, precision) == STEEL_PATH_GENERAL);
+        // AUTO's bounds (impl/classify.hpp, dense_auto_max_rows): rows of fewer than 6 values
+        // never, and in both precisions 4 rows of 6 or more.
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 1, 5, precision) == STEEL_PATH_GENERAL);
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 5, precision) == STEEL_PATH_GENERAL);
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 6, precision) == STEEL_PATH_DENSE);
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 64, precision) == STEEL_PATH_DENSE);
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 17, 17 * 64, precision) == STEEL_PATH_GENERAL);
+        CHECK(steel::classify_world(STEEL_PATH_AUTO, 1000, 1000 * 12, precision) ==
+              STEEL_PATH_GENERAL);
+    }
+    // float32: 4 rows below 8 values, 5 from 8.
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 5, 5 * 7, f32) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 5, 5 * 8, f32) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 6, 6 * 64, f32) == STEEL_PATH_GENERAL);
+    // float64: 8 rows below 8 values, 12 below 48, 16 from 48.
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 8, 8 * 6, f64) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 9, 9 * 7, f64) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 12, 12 * 15, f64) == STEEL_PATH_DENSE);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 13, 13 * 47, f64) == STEEL_PATH_GENERAL);
+    CHECK(steel::classify_world(STEEL_PATH_AUTO, 16, 16 * 48, f64) == STEEL_PATH_DENSE);
 }
 
 TEST_CASE("four Cholesky solves at once give each one's bits alone, and solve the system") {

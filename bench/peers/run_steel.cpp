@@ -2,9 +2,10 @@
 // rows: reported as setup), then steel_batch_solve timed alone (classification, v = v-hat + Y
 // lambda, the sweeps). Threads are Steel's own (thread_count).
 //
-//   peer_steel [--variant default|default-float32|propagation|colored|colored-float32] [--quick]
-//   [--scene NAME] ...
-// default: SERIAL + IMMEDIATE; propagation: SERIAL + PROPAGATION; colored: COLORED + PROPAGATION.
+//   peer_steel [--variant default|default-float32|dense|propagation|colored|colored-float32]
+//              [--quick] [--scene NAME] ...
+// default: SERIAL + IMMEDIATE; dense: the same with the path forced to DENSE (up to
+// STEEL_DENSE_MAX_ROWS rows); propagation: SERIAL + PROPAGATION; colored: COLORED + PROPAGATION.
 #include "peer_bench.hpp"
 
 #include <steel/steel.h>
@@ -46,7 +47,8 @@ double row_dofs(const Scene& s, bool propagation) {
 void run_scene(const SceneEntry& entry, const Options& options) {
     const Scene& s = entry.scene;
     const std::string variant = options.variant.empty() ? "default" : options.variant;
-    const bool propagation = variant != "default" && variant != "default-float32";
+    const bool propagation =
+        variant != "default" && variant != "default-float32" && variant != "dense";
     for (uint32_t copies : copy_counts(options, entry.small))
         for (uint32_t threads : options.threads) {
             scenes::SceneBuilder builder;
@@ -78,6 +80,8 @@ void run_scene(const SceneEntry& entry, const Options& options) {
                 o.iterations = sweeps;
                 o.tolerance = 0;
                 o.warm_start = 0;
+                if (variant == "dense")
+                    o.path = STEEL_PATH_DENSE; // where the world's rows allow it
                 if (variant == "propagation")
                     o.articulated_contact_response = STEEL_RESPONSE_PROPAGATION;
                 if (variant == "colored" || variant == "colored-float32") {
