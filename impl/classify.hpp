@@ -10,6 +10,11 @@
 
 namespace steel {
 
+// The STEEL_PRECISION_* of a Real.
+template <class Real>
+constexpr int32_t precision_of = sizeof(Real) == 4 ? STEEL_PRECISION_FLOAT32
+                                                   : STEEL_PRECISION_FLOAT64;
+
 // When AUTO takes the dense path. Building A costs about 2 m^2 L flops (m rows of L values each);
 // after that a dense row update costs about 2m flops instead of the general sweep's 4L + 8, and
 // waits on a shorter chain (its four partial sums against the general sweep's dot product and
@@ -23,11 +28,6 @@ namespace steel {
 // L = 6 and 5 from L = 8 (1.05 to 1.28x at m = 4), 0.51 to 0.79x at m = 8. Rows shorter than 6
 // values were not measured and stay on the general sweep. The same rule classifies on the GPU,
 // where it has not been measured.
-// The STEEL_PRECISION_* of a Real.
-template <class Real>
-constexpr int32_t precision_of = sizeof(Real) == 4 ? STEEL_PRECISION_FLOAT32
-                                                   : STEEL_PRECISION_FLOAT64;
-
 STEEL_HOST_DEVICE inline uint32_t dense_auto_max_rows(int32_t precision, uint64_t values_per_row) {
     if (values_per_row < 6) return 0;
     if (precision == STEEL_PRECISION_FLOAT32) return values_per_row < 8 ? 4 : 5;

@@ -113,13 +113,21 @@ update_single_row(RowError<Real> error, Real* impulse, uint32_t i, Real regulari
     return step;
 }
 
+// The live impulse of row i's normal row, 0 if it has none (what its friction bound scales).
+template <class Real>
+STEEL_HOST_DEVICE inline Real live_normal_impulse(const WorldRows<Real>& rows, uint32_t i,
+                                                  const Real* impulse) {
+    const int32_t normal = rows.normal_row[i];
+    return normal >= 0 ? impulse[normal] : Real(0);
+}
+
 // The update of single row i (not a cone pair) with its c, d and 1/d formed from the row and the
-// options; normal_impulse is the live impulse of its normal row (0 if none). Returns the step.
+// options. Returns the step.
 template <class Real>
 STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline Real
 update_plain_row(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
-                 RowError<Real> error, Real normal_impulse, Real* impulse,
-                 SweepResult<Real>& result) {
+                 RowError<Real> error, Real* impulse, SweepResult<Real>& result) {
+    const Real normal_impulse = live_normal_impulse(rows, i, impulse);
     const Real c = row_regularization(rows, i, params);
     const Real d = row_denominator(rows.jy[i], c, params.cfm);
     return update_single_row(error, impulse, i, c, d, Real(1) / d, rows.kind[i], rows.lower[i],
@@ -135,9 +143,8 @@ STEEL_HOST_DEVICE STEEL_HOST_FORCE_INLINE inline uint32_t
 update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& params,
             RowError<Real> error0, RowError<Real> error1, Real* impulse, Real step[2],
             SweepResult<Real>& result) {
-    const int32_t normal = rows.normal_row[i];
-    const Real normal_impulse = normal >= 0 ? impulse[normal] : Real(0);
     if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
+        const Real normal_impulse = live_normal_impulse(rows, i, impulse);
         const uint32_t k = i + 1;
         const Real c0 = rows.regularization[i], c1 = rows.regularization[k];
         const Real soft0 = error0.total() + c0 * impulse[i],
@@ -158,7 +165,7 @@ update_rows(const WorldRows<Real>& rows, uint32_t i, const SolveParams<Real>& pa
                     next.impulse1);
         return 2;
     }
-    step[0] = update_plain_row(rows, i, params, error0, normal_impulse, impulse, result);
+    step[0] = update_plain_row(rows, i, params, error0, impulse, result);
     return 1;
 }
 

@@ -28,10 +28,7 @@ STEEL_HOST_DEVICE void update_row(PropagationWorld<Real>& world, uint32_t i,
                                   const SolveParams<Real>& params, Real* impulse,
                                   SweepResult<Real>& result) {
     const RowError<Real> error{row_rate(world, i), world.rows.bias[i]};
-    const int32_t normal = world.rows.normal_row[i];
-    const Real normal_impulse = normal >= 0 ? impulse[normal] : Real(0);
-    const Real step =
-        update_plain_row(world.rows, i, params, error, normal_impulse, impulse, result);
+    const Real step = update_plain_row(world.rows, i, params, error, impulse, result);
     if (step != Real(0)) row_apply(world, i, step);
 }
 
