@@ -474,6 +474,20 @@ uint32_t find_crossover(Bench& bench, const Config& config, int32_t precision, u
     return hi;
 }
 
+// A comma-separated list of counts from 1 to 4096 ("8,9,10"), for --lengths and --rows.
+bool parse_counts(const char* text, std::vector<uint32_t>* out) {
+    out->clear();
+    for (const char* at = text;;) {
+        char* end = nullptr;
+        const long value = std::strtol(at, &end, 10);
+        if (end == at || value < 1 || value > 4096) return false;
+        out->push_back(uint32_t(value));
+        if (*end == '\0') return true;
+        if (*end != ',') return false;
+        at = end + 1;
+    }
+}
+
 void usage() {
     std::fprintf(
         stderr,
@@ -485,13 +499,16 @@ void usage() {
         "  --crossover-only  only the dense/general crossover search (1 thread)\n"
         "  --general-only    only the general sweep, 1 thread, m = 16, 64, 256, best of 5 loops,\n"
         "                    and its median over m per L (about 20 s; compare SIMD widths with\n"
-        "                    STEEL_SIMD=scalar|avx2|avx512)\n");
+        "                    STEEL_SIMD=scalar|avx2|avx512)\n"
+        "  --lengths LIST    values per row L, comma-separated (instead of the mode's grid)\n"
+        "  --rows LIST       rows per world m, ascending, comma-separated (instead of the grid)\n");
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
     Config config;
+    std::vector<uint32_t> lengths, row_counts; // from --lengths and --rows, if given
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) {
             config.quick = true;
@@ -506,6 +523,17 @@ int main(int argc, char** argv) {
                 return 2;
             }
             config.iterations = uint32_t(value);
+        } else if (std::strcmp(argv[i], "--lengths") == 0 && i + 1 < argc) {
+            if (!parse_counts(argv[++i], &lengths)) {
+                usage();
+                return 2;
+            }
+        } else if (std::strcmp(argv[i], "--rows") == 0 && i + 1 < argc) {
+            if (!parse_counts(argv[++i], &row_counts) ||
+                !std::is_sorted(row_counts.begin(), row_counts.end())) {
+                usage();
+                return 2;
+            }
         } else {
             usage();
             return 2;
@@ -524,6 +552,8 @@ int main(int argc, char** argv) {
         config.lengths = {6, 16, 64};
         config.row_counts = {4, 16, 64, 256};
     }
+    if (!lengths.empty()) config.lengths = lengths;
+    if (!row_counts.empty()) config.row_counts = row_counts;
 
     const Clock::time_point start = Clock::now();
     Peaks peaks;
