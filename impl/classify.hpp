@@ -15,34 +15,57 @@ template <class Real>
 constexpr int32_t precision_of = sizeof(Real) == 4 ? STEEL_PRECISION_FLOAT32
                                                    : STEEL_PRECISION_FLOAT64;
 
-// When AUTO takes the dense path. Building A costs about 2 m^2 L flops (m rows of L values each);
-// after that a dense row update costs about 2m flops instead of the general sweep's 4L + 8, and
-// waits on a shorter chain (its four partial sums against the general sweep's dot product and
-// axpy). So the dense path can only win while m is small.
+// When AUTO takes the dense path. Building A costs about 2 m^2 L flops (m rows of L values each)
+// once per solve; after that a dense row update costs about 2m flops instead of the general
+// sweep's 4L + 8, and waits on a shorter chain (its four partial sums against the general sweep's
+// dot product and axpy). So the dense path wins while m is small, and the more sweeps share the
+// cost of A, the larger m may be.
 //
-// bench/bench_sweep measured where it stops paying off (bench/RESULTS.md, "The dense path built
-// by rows": one thread, CPU time, 20 sweeps, L = 6 to 64, 2-vCPU AMD EPYC VM) once A was built
-// eight entries at a time and the dense row error summed in four sums. float64: dense faster up
-// to m = 8 at L = 6, 12 at L = 8 to 32 and 16 at L = 48 and 64 (1.21 to 1.49x at m = 4 and 8).
-// float32, whose general sweep does 8 values per AVX2 operation to float64's 4: up to m = 4 at
-// L = 6 and 5 from L = 8 (1.05 to 1.28x at m = 4), 0.51 to 0.79x at m = 8. Rows shorter than 6
-// values were not measured and stay on the general sweep. The same rule classifies on the GPU,
-// where it has not been measured.
-STEEL_HOST_DEVICE inline uint32_t dense_auto_max_rows(int32_t precision, uint64_t values_per_row) {
-    if (values_per_row < 6) return 0;
-    if (precision == STEEL_PRECISION_FLOAT32) return values_per_row < 8 ? 4 : 5;
-    return values_per_row < 8 ? 8 : values_per_row < 48 ? 12 : 16;
+// The sweeps a solve is sure to run: its iterations, or at most 20 when a tolerance may stop it
+// early (the figure the rule used before it counted sweeps).
+STEEL_HOST_DEVICE inline uint32_t classified_sweeps(uint32_t iterations, double tolerance) {
+    return tolerance > 0 && iterations > 20 ? 20u : iterations;
 }
 
+// The largest m that AUTO sends to the dense path, for rows of values_per_row (L) values and a
+// solve of `sweeps` sweeps. bench/bench_sweep measured where the dense path (building A included)
+// stops beating the general sweep at 5, 10, 20 and 50 sweeps (bench/RESULTS.md, "The dense row
+// error in registers, and a rule that counts sweeps": one thread, CPU time, L = 6 to 64, 2-vCPU AMD
+// EPYC VM). Each table below takes the largest m at or below the measured crossover for its L
+// range, and a solve uses the table of the largest measured sweep count it reaches. At 5 sweeps
+// dense was at most 1.06x faster and mostly slower, so fewer than 10 sweeps keep the general sweep,
+// as do rows shorter than 6 values (not measured). The same rule classifies on the GPU, where it
+// has not been measured.
+STEEL_HOST_DEVICE inline uint32_t dense_auto_max_rows(int32_t precision, uint64_t values_per_row,
+                                                      uint32_t sweeps) {
+    const uint64_t L = values_per_row;
+    if (L < 6 || sweeps < 10) return 0;
+    const bool f32 = precision == STEEL_PRECISION_FLOAT32;
+    if (sweeps < 20) { // measured at 10 sweeps
+        if (f32) return L < 8 ? 6 : L < 24 ? 8 : L < 32 ? 6 : 0;
+        return L < 48 ? 8 : 0;
+    }
+    if (sweeps < 50) { // measured at 20 sweeps
+        if (f32) return L < 8 ? 8 : L < 24 ? 12 : L < 48 ? 10 : 8;
+        return L < 8 ? 8 : L < 12 ? 12 : 16;
+    }
+    // measured at 50 sweeps
+    if (f32) return L < 8 ? 12 : L < 12 ? 14 : 16;
+    return L < 8 ? 12 : L < 24 ? 18 : 22;
+}
+
+// The path of a world of row_count rows holding value_count J values, for a solve of `sweeps`
+// sweeps (classified_sweeps).
 STEEL_HOST_DEVICE inline int32_t classify_world(int32_t requested_path, uint32_t row_count,
-                                                uint64_t value_count, int32_t precision) {
+                                                uint64_t value_count, int32_t precision,
+                                                uint32_t sweeps) {
     if (row_count == 0) return STEEL_PATH_GENERAL;
     if (requested_path == STEEL_PATH_GENERAL) return STEEL_PATH_GENERAL;
     if (requested_path == STEEL_PATH_DENSE)
         return row_count <= STEEL_DENSE_MAX_ROWS ? STEEL_PATH_DENSE : STEEL_PATH_GENERAL;
     const uint64_t values_per_row = value_count / row_count;
-    return row_count <= dense_auto_max_rows(precision, values_per_row) ? STEEL_PATH_DENSE
-                                                                       : STEEL_PATH_GENERAL;
+    return row_count <= dense_auto_max_rows(precision, values_per_row, sweeps) ? STEEL_PATH_DENSE
+                                                                               : STEEL_PATH_GENERAL;
 }
 
 } // namespace steel

@@ -29,6 +29,11 @@ std::atomic<uint32_t> colored_worlds_split{0};
 
 namespace {
 
+// The sweeps AUTO weighs for these options (classify.hpp).
+uint32_t classified_sweeps(const steel_solve_options& options) {
+    return steel::classified_sweeps(options.iterations, options.tolerance);
+}
+
 // Scratch one world needs on its path: the dense problem, then the momentum vectors.
 uint64_t world_scratch_size(int32_t path, bool momentum, uint32_t m, uint32_t n) {
     uint64_t size = path == STEEL_PATH_DENSE ? dense_scratch_size(m, n) : 0;
@@ -95,8 +100,9 @@ WorldOutcome solve_world(const WorldRows<Real>& rows, int32_t path,
         WorldRows<Real> kept;
         const PreeliminationSpace<Real> space = preelimination.space();
         if (build_preeliminated_world(rows, Real(options.cfm), space, kept)) {
-            const int32_t kept_path = classify_world(
-                options.path, kept.row_count, uint64_t(kept.row_count) * n, precision_of<Real>);
+            const int32_t kept_path =
+                classify_world(options.path, kept.row_count, uint64_t(kept.row_count) * n,
+                               precision_of<Real>, classified_sweeps(options));
             outcome = sweep_world(kept, kept_path, options, scratch, sweep_rows, space.kept_impulse,
                                   velocity, history);
             recover_bilateral_impulses(rows, space, impulse, velocity);
@@ -208,7 +214,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
         const uint32_t m = set.row_count(w);
         const uint64_t values = set.value_offset[set.world_row_offset[w + 1]] -
                                 set.value_offset[set.world_row_offset[w]];
-        state.world_path[w] = classify_world(options.path, m, values, precision_of<Real>);
+        state.world_path[w] =
+            classify_world(options.path, m, values, precision_of<Real>, classified_sweeps(options));
         scratch_size = std::max(
             scratch_size, world_scratch_size(state.world_path[w], momentum, m, set.dof_count(w)));
     }
@@ -237,8 +244,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
             max_room.kept_values = std::max(max_room.kept_values, room.kept_values);
             max_room.schur = std::max(max_room.schur, room.schur);
             const uint32_t c = m - b;
-            const int32_t kept_path =
-                classify_world(options.path, c, uint64_t(c) * n, precision_of<Real>);
+            const int32_t kept_path = classify_world(
+                options.path, c, uint64_t(c) * n, precision_of<Real>, classified_sweeps(options));
             scratch_size = std::max(scratch_size, world_scratch_size(kept_path, momentum, c, n));
         }
         for (PreeliminationWorkspace<Real>& workspace : state.preelimination)

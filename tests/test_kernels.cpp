@@ -60,35 +60,71 @@ TEST_CASE("the row update is a Gauss-Seidel step on the soft condition") {
 
 TEST_CASE("classification follows the requested path and the dense size limit") {
     constexpr int32_t f32 = STEEL_PRECISION_FLOAT32, f64 = STEEL_PRECISION_FLOAT64;
-    for (int32_t precision : {f32, f64}) {
-        CAPTURE(precision);
-        CHECK(steel::classify_world(STEEL_PATH_GENERAL, 4, 24, precision) == STEEL_PATH_GENERAL);
-        CHECK(steel::classify_world(STEEL_PATH_DENSE, 4, 24, precision) == STEEL_PATH_DENSE);
-        CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1, precision) ==
-              STEEL_PATH_DENSE);
-        CHECK(steel::classify_world(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1, precision) ==
-              STEEL_PATH_GENERAL);
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 0, 0, precision) == STEEL_PATH_GENERAL);
-        // AUTO's bounds (impl/classify.hpp, dense_auto_max_rows): rows of fewer than 6 values
-        // never, and in both precisions 4 rows of 6 or more.
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 1, 5, precision) == STEEL_PATH_GENERAL);
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 5, precision) == STEEL_PATH_GENERAL);
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 6, precision) == STEEL_PATH_DENSE);
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 4, 4 * 64, precision) == STEEL_PATH_DENSE);
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 17, 17 * 64, precision) == STEEL_PATH_GENERAL);
-        CHECK(steel::classify_world(STEEL_PATH_AUTO, 1000, 1000 * 12, precision) ==
-              STEEL_PATH_GENERAL);
-    }
-    // float32: 4 rows below 8 values, 5 from 8.
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 5, 5 * 7, f32) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 5, 5 * 8, f32) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 6, 6 * 64, f32) == STEEL_PATH_GENERAL);
-    // float64: 8 rows below 8 values, 12 below 48, 16 from 48.
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 8, 8 * 6, f64) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 9, 9 * 7, f64) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 12, 12 * 15, f64) == STEEL_PATH_DENSE);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 13, 13 * 47, f64) == STEEL_PATH_GENERAL);
-    CHECK(steel::classify_world(STEEL_PATH_AUTO, 16, 16 * 48, f64) == STEEL_PATH_DENSE);
+    for (int32_t precision : {f32, f64})
+        for (uint32_t sweeps : {1u, 10u, 20u, 50u}) {
+            CAPTURE(precision);
+            CAPTURE(sweeps);
+            const auto path = [&](int32_t requested, uint32_t m, uint64_t values) {
+                return steel::classify_world(requested, m, values, precision, sweeps);
+            };
+            CHECK(path(STEEL_PATH_GENERAL, 4, 24) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_DENSE, 4, 24) == STEEL_PATH_DENSE);
+            CHECK(path(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1) == STEEL_PATH_DENSE);
+            CHECK(path(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
+            // Rows of fewer than 6 values never go dense under AUTO, nor big worlds.
+            CHECK(path(STEEL_PATH_AUTO, 1, 5) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_AUTO, 4, 4 * 5) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_AUTO, 23, 23 * 64) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
+        }
+}
+
+TEST_CASE("AUTO's dense bound grows with the sweeps a solve is sure to run") {
+    using steel::dense_auto_max_rows;
+    constexpr int32_t f32 = STEEL_PRECISION_FLOAT32, f64 = STEEL_PRECISION_FLOAT64;
+    // A tolerance may stop a solve early: it counts as at most 20 sweeps.
+    CHECK(steel::classified_sweeps(50, 0.0) == 50);
+    CHECK(steel::classified_sweeps(50, 1e-6) == 20);
+    CHECK(steel::classified_sweeps(12, 1e-6) == 12);
+    // Fewer than 10 sweeps: never dense (measured at 5, dense was not faster).
+    for (int32_t precision : {f32, f64})
+        for (uint64_t values : {6u, 15u, 64u})
+            CHECK(dense_auto_max_rows(precision, values, 9) == 0);
+    // The tables of impl/classify.hpp at their edges (bench/RESULTS.md has the measurements).
+    // float64: 10 sweeps (8 rows below 48 values), 20 (8 / 12 / 16 from 6, 8, 12 values) and 50
+    // (12 / 18 / 22 from 6, 8, 24 values).
+    CHECK(dense_auto_max_rows(f64, 47, 10) == 8);
+    CHECK(dense_auto_max_rows(f64, 48, 19) == 0);
+    CHECK(dense_auto_max_rows(f64, 7, 20) == 8);
+    CHECK(dense_auto_max_rows(f64, 11, 20) == 12);
+    CHECK(dense_auto_max_rows(f64, 12, 49) == 16);
+    CHECK(dense_auto_max_rows(f64, 7, 50) == 12);
+    CHECK(dense_auto_max_rows(f64, 23, 50) == 18);
+    CHECK(dense_auto_max_rows(f64, 24, 500) == 22);
+    // float32: 10 sweeps (6 / 8 / 6 / none from 6, 8, 24, 32 values), 20 (8 / 12 / 10 / 8 from
+    // 6, 8, 24, 48) and 50 (12 / 14 / 16 from 6, 8, 12).
+    CHECK(dense_auto_max_rows(f32, 6, 10) == 6);
+    CHECK(dense_auto_max_rows(f32, 23, 10) == 8);
+    CHECK(dense_auto_max_rows(f32, 31, 10) == 6);
+    CHECK(dense_auto_max_rows(f32, 32, 10) == 0);
+    CHECK(dense_auto_max_rows(f32, 7, 20) == 8);
+    CHECK(dense_auto_max_rows(f32, 8, 20) == 12);
+    CHECK(dense_auto_max_rows(f32, 47, 20) == 10);
+    CHECK(dense_auto_max_rows(f32, 48, 20) == 8);
+    CHECK(dense_auto_max_rows(f32, 7, 50) == 12);
+    CHECK(dense_auto_max_rows(f32, 11, 50) == 14);
+    CHECK(dense_auto_max_rows(f32, 64, 50) == 16);
+    // More sweeps never take a world off the dense path, in either precision.
+    for (int32_t precision : {f32, f64})
+        for (uint64_t values = 1; values <= 80; ++values)
+            for (uint32_t sweeps = 1; sweeps < 60; ++sweeps) {
+                CAPTURE(precision);
+                CAPTURE(values);
+                CAPTURE(sweeps);
+                CHECK(dense_auto_max_rows(precision, values, sweeps) <=
+                      dense_auto_max_rows(precision, values, sweeps + 1));
+            }
 }
 
 TEST_CASE("four Cholesky solves at once give each one's bits alone, and solve the system") {

@@ -152,3 +152,33 @@ TEST_CASE("the residual each path reports agrees sweep by sweep") {
         }
     }
 }
+
+TEST_CASE("AUTO weighs the sweeps a solve will run: the same world goes dense only at 50") {
+    // 17 rows of 24 values (two bodies of 12 DOFs, every row over both), float64: dense from
+    // 50 sweeps with tolerance 0 (up to 22 rows), general at 20 (up to 16) and with a tolerance,
+    // which may stop the solve early and counts as at most 20 (impl/classify.hpp).
+    std::mt19937_64 rng(5);
+    scenes::RowsBuilder builder;
+    scenes::RandomWorldSpec spec;
+    spec.body_count = 2;
+    spec.min_body_dofs = spec.max_body_dofs = 12;
+    spec.two_body_fraction = 1.0;
+    spec.row_count = 17;
+    scenes::add_random_world(builder, rng, spec);
+    REQUIRE(builder.jacobian.size() == 17 * 24);
+
+    test::SolveSetup setup;
+    setup.iterations = 50;
+    const test::Solved fifty = test::solve(builder, setup);
+    test::check_path_taken(fifty, STEEL_PATH_DENSE);
+    setup.iterations = 20;
+    test::check_path_taken(test::solve(builder, setup), STEEL_PATH_GENERAL);
+    setup.iterations = 50;
+    setup.tolerance = 1e-300; // never reached: all 50 sweeps run, as above
+    const test::Solved with_tolerance = test::solve(builder, setup);
+    test::check_path_taken(with_tolerance, STEEL_PATH_GENERAL);
+    CHECK(with_tolerance.stats[0].sweeps == 50);
+    // Same iteration on either path: the impulses agree to rounding.
+    const double scale = std::max(1.0, test::max_abs(fifty.impulses));
+    CHECK(test::max_abs_diff(fifty.impulses, with_tolerance.impulses) <= 1e-10 * scale);
+}

@@ -228,7 +228,7 @@ STEEL_API steel_status steel_batch_upload_rows(steel_batch batch, const steel_ro
 
 /* Which solver path a world takes (reported in steel_world_stats.path; also a forcing option).
  * Under STEEL_RESPONSE_PROPAGATION every world takes the general path, whatever is forced. */
-#define STEEL_PATH_AUTO 0    /* option only: classify each world from its live counts */
+#define STEEL_PATH_AUTO 0    /* option only: classify each world by its counts and sweeps */
 #define STEEL_PATH_GENERAL 1 /* the matrix-free sweep (docs/guide.md) */
 #define STEEL_PATH_DENSE 2   /* the small-world dense path (docs/guide.md) */
 

@@ -21,7 +21,9 @@ STEEL_HOST_DEVICE inline int32_t device_world_path(const RowsView<Real>& set,
     const uint32_t row0 = set.world_row_offset[w], row_end = set.world_row_offset[w + 1];
     const uint32_t m = row_end - row0;
     const uint64_t values = set.value_offset[row_end] - set.value_offset[row0];
-    int32_t path = classify_world(solve.requested_path, m, values, precision_of<Real>);
+    int32_t path =
+        classify_world(solve.requested_path, m, values, precision_of<Real>,
+                       classified_sweeps(solve.settings.iterations, solve.settings.tolerance));
     if (path == STEEL_PATH_DENSE && m > solve.dense_max_rows) path = STEEL_PATH_GENERAL;
     return path;
 }

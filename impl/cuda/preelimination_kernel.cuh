@@ -158,7 +158,9 @@ __global__ void preelimination_kernel(RowsView<Real> set, PreeliminationBuffers<
     WorldOutcome outcome;
     if (warp_build_preeliminated_world(rows, solve.params.cfm, space, lane)) {
         const WorldRows<Real> kept = derived_world_rows(space, c, n);
-        int32_t path = classify_world(solve.requested_path, c, uint64_t(c) * n, precision_of<Real>);
+        int32_t path =
+            classify_world(solve.requested_path, c, uint64_t(c) * n, precision_of<Real>,
+                           classified_sweeps(solve.settings.iterations, solve.settings.tolerance));
         if (path == STEEL_PATH_DENSE && c > solve.dense_max_rows) path = STEEL_PATH_GENERAL;
         MomentumState<Real> state =
             world_momentum(solve, row0, dof0, c, path == STEEL_PATH_GENERAL);
