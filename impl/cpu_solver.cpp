@@ -63,8 +63,8 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
         cursor += dense_scratch_size(m, n);
     } else {
         velocity_from_impulses(rows, impulse, velocity);
-        prepare_sweep_rows(rows, params, sweep_rows);
     }
+    prepare_sweep_rows(rows, params, sweep_rows);
     MomentumState<Real> state{};
     if (momentum) {
         state.start = cursor;
@@ -75,7 +75,7 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
 
     const auto sweep = [&] {
         if (momentum) momentum_begin_sweep(state, impulse, m);
-        return dense ? dense_sweep(rows, a, rhs, params, impulse)
+        return dense ? dense_sweep(rows, a, rhs, params, sweep_rows, impulse)
                      : simd::general_sweep_prepared(rows, params, sweep_rows, impulse, velocity);
     };
     const auto between = [&](double residual) {
@@ -265,7 +265,8 @@ void solve_state(BatchState<Real>& state, const steel_solve_options& options,
     state.scratch.resize(pool.thread_count());
     for (std::vector<Real>& scratch : state.scratch)
         if (scratch.size() < scratch_size) scratch.resize(scratch_size);
-    // A world's prepared rows for its general sweeps (a pre-eliminated world keeps fewer rows).
+    // A world's prepared rows for its sweeps, general or dense (a pre-eliminated world keeps fewer
+    // rows).
     uint32_t sweep_rows_size = 0;
     if (!propagation)
         for (uint32_t w = 0; w < world_count; ++w)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "general_sweep.hpp"
+#include "sweep_row.hpp"
 
 #include <algorithm>
 
@@ -156,18 +157,29 @@ inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m
     return {(sum0 + sum2) + (sum1 + sum3), rhs[i]};
 }
 
+// One sweep on A. A single row reads its c, d and 1/d from its SweepRow (prepare_sweep_rows, as
+// the general sweep does: the same values update_rows would form, so the same bits) rather than
+// dividing again every sweep; a cone pair takes update_rows.
 template <class Real>
 inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
-                                     const SolveParams<Real>& params, Real* impulse) {
+                                     const SolveParams<Real>& params,
+                                     const SweepRow<Real>* prepared, Real* impulse) {
     SweepResult<Real> result;
     const uint32_t m = rows.row_count;
     for (uint32_t i = 0; i < m;) {
-        const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
-        const RowError<Real> error0 = dense_row_error(a, rhs, m, i, impulse);
-        const RowError<Real> error1 =
-            pair ? dense_row_error(a, rhs, m, i + 1, impulse) : RowError<Real>{0, 0};
-        Real step[2];
-        i += update_rows(rows, i, params, error0, error1, impulse, step, result);
+        if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
+            const RowError<Real> error0 = dense_row_error(a, rhs, m, i, impulse);
+            const RowError<Real> error1 = dense_row_error(a, rhs, m, i + 1, impulse);
+            Real step[2];
+            i += update_rows(rows, i, params, error0, error1, impulse, step, result);
+            continue;
+        }
+        const SweepRow<Real>& row = prepared[i];
+        const Real normal_impulse = row.normal_row >= 0 ? impulse[row.normal_row] : Real(0);
+        update_single_row(dense_row_error(a, rhs, m, i, impulse), impulse, i, row.regularization,
+                          row.denominator, row.inverse, row.kind, row.lower, row.upper,
+                          row.friction, normal_impulse, result);
+        ++i;
     }
     return result;
 }
