@@ -5,19 +5,13 @@
 // rhs_i + A_i.lambda here, so the two paths agree to rounding, sweep by sweep.
 #pragma once
 
+#include "dense_table.hpp"
 #include "general_sweep.hpp"
 #include "sweep_row.hpp"
 
 #include <algorithm>
 
 namespace steel {
-
-// A's rows, and those of the table of Y by DOF that build_dense_problem reads (below), are padded
-// to a whole number of kDenseChunk values (zeros in the table; never read in A).
-constexpr uint32_t kDenseChunk = 8;
-inline uint32_t dense_stride(uint32_t row_count) {
-    return (row_count + kDenseChunk - 1) / kDenseChunk * kDenseChunk;
-}
 
 // Whether build_dense_problem uses the table, or goes entry by entry (one Y_j at a time scattered
 // into a DOF vector, J_i . that for each i: the same sums), which it does where the table would
@@ -33,46 +27,6 @@ inline uint64_t dense_scratch_size(uint32_t row_count, uint32_t dof_count) {
     const uint64_t stride = dense_stride(row_count);
     const uint64_t table = dense_uses_table(row_count, dof_count) ? dof_count * stride : dof_count;
     return row_count * stride + row_count + table;
-}
-
-// A from the table of Y by DOF: see build_dense_problem.
-template <class Real>
-inline void fill_dense_by_rows(const WorldRows<Real>& rows, Real* a, Real* table) {
-    const uint32_t m = rows.row_count, n = rows.dof_count, stride = dense_stride(m);
-    std::fill(table, table + size_t(n) * stride, Real(0));
-    for (uint32_t j = 0; j < m; ++j) {
-        const Real* response = rows.response + rows.value_offset[j];
-        for (int block = 0; block < 2; ++block) {
-            const uint32_t offset = rows.block_offset[2 * j + block],
-                           length = rows.block_length[2 * j + block];
-            for (uint32_t k = 0; k < length; ++k)
-                table[size_t(offset + k) * stride + j] = response[k];
-            response += length;
-        }
-    }
-    // kDenseChunk sums of row i at a time, held in registers over all of J_i's values.
-    for (uint32_t i = 0; i < m; ++i) {
-        const Real* jacobian = rows.jacobian + rows.value_offset[i];
-        const uint32_t offset0 = rows.block_offset[2 * i], length0 = rows.block_length[2 * i];
-        const uint32_t offset1 = rows.block_offset[2 * i + 1],
-                       length1 = rows.block_length[2 * i + 1];
-        for (uint32_t first = 0; first < m; first += kDenseChunk) {
-            Real sum[kDenseChunk] = {};
-            const auto add_block = [&](const Real* values, uint32_t offset, uint32_t length) {
-                for (uint32_t k = 0; k < length; ++k) {
-                    const Real value = values[k];
-                    const Real* y = table + size_t(offset + k) * stride + first;
-                    for (uint32_t q = 0; q < kDenseChunk; ++q)
-                        sum[q] += value * y[q];
-                }
-            };
-            add_block(jacobian, offset0, length0);
-            add_block(jacobian + length0, offset1, length1);
-            for (uint32_t q = 0; q < kDenseChunk; ++q)
-                a[size_t(i) * stride + first + q] = sum[q];
-        }
-        a[size_t(i) * stride + i] = rows.jy[i];
-    }
 }
 
 // Fills a (m rows of dense_stride(m) values) and rhs. table is scratch of n x dense_stride(m)
@@ -101,7 +55,7 @@ inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs,
             row_axpy(rows, j, rows.response, Real(-1), column); // back to exact zeros: x + y - y
         }
     } else {
-        fill_dense_by_rows(rows, a, table);
+        simd::dense_rows_from_table(rows, a, table);
     }
     for (uint32_t i = 0; i + 1 < m; ++i)
         if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {

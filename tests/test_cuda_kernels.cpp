@@ -6,11 +6,14 @@
 #include "dense_entry.hpp"
 #include "dense_path.hpp"
 #include "rows_upload.hpp"
+#include "simd/simd_isa.hpp"
 
 #include <cstring>
 #include <random>
 
 namespace {
+
+using steel::simd::SimdIsa;
 
 template <class Real> void check_dense_entries(uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -40,7 +43,17 @@ template <class Real> void check_dense_entries(uint64_t seed) {
         const uint32_t stride = steel::dense_stride(m);
         std::vector<Real> a(size_t(m) * stride), rhs(m), table(size_t(rows.dof_count) * stride);
         tables_used += steel::dense_uses_table(m, rows.dof_count) ? 1 : 0;
-        steel::build_dense_problem(rows, a.data(), rhs.data(), table.data());
+        // A from the table is built by the SIMD kernels: every width must give the same A.
+        std::vector<Real> first_a;
+        for (SimdIsa isa : {SimdIsa::scalar, SimdIsa::avx2, SimdIsa::avx512}) {
+            if (!steel::simd::simd_isa_supported(isa)) continue; // test_simd.cpp says which
+            const SimdIsa previous = steel::simd::set_simd_isa(isa);
+            std::fill(a.begin(), a.end(), Real(0));
+            steel::build_dense_problem(rows, a.data(), rhs.data(), table.data());
+            steel::simd::set_simd_isa(previous);
+            if (first_a.empty()) first_a = a;
+            CHECK(std::memcmp(first_a.data(), a.data(), a.size() * sizeof(Real)) == 0);
+        }
         for (uint32_t i = 0; i < m; ++i)
             for (uint32_t j = 0; j < m; ++j) {
                 if (i == j) continue; // the diagonal is the stored J.Y on both sides

@@ -39,8 +39,13 @@ Real row_dot(const WorldRows<Real>& rows, uint32_t row, const Real* values, cons
 }
 
 template <class Real>
-void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Real scale,
-              Real* x){STEEL_ON_ISA(row_axpy(rows, row, values, scale, x))}
+void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Real scale, Real* x) {
+    STEEL_ON_ISA(row_axpy(rows, row, values, scale, x))
+}
+
+template <class Real>
+void dense_rows_from_table(const WorldRows<Real>& rows, Real* a,
+                           Real* table){STEEL_ON_ISA(dense_rows_from_table(rows, a, table))}
 
 #undef STEEL_ON_ISA
 
@@ -51,7 +56,8 @@ void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Rea
         const WorldRows<Real>&, const SolveParams<Real>&, const SweepRow<Real>*, Real*, Real*);    \
     template void velocity_from_impulses(const WorldRows<Real>&, const Real*, Real*);              \
     template Real row_dot(const WorldRows<Real>&, uint32_t, const Real*, const Real*);             \
-    template void row_axpy(const WorldRows<Real>&, uint32_t, const Real*, Real, Real*);
+    template void row_axpy(const WorldRows<Real>&, uint32_t, const Real*, Real, Real*);            \
+    template void dense_rows_from_table(const WorldRows<Real>&, Real*, Real*);
 STEEL_INSTANTIATE(float) STEEL_INSTANTIATE(double)
 #undef STEEL_INSTANTIATE
 

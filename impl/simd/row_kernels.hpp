@@ -60,6 +60,9 @@ template <class Real>
 Real row_dot(const WorldRows<Real>& rows, uint32_t row, const Real* values, const Real* x);
 template <class Real>
 void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Real scale, Real* x);
+// The dense path's A from the table of responses by DOF (dense_table.hpp, fill_dense_by_rows):
+// the same bits on every width.
+template <class Real> void dense_rows_from_table(const WorldRows<Real>& rows, Real* a, Real* table);
 
 // One copy of each per instruction set (row_kernels_*.cpp).
 #define STEEL_DECLARE_ROW_KERNELS(isa, Real)                                                       \
@@ -71,6 +74,7 @@ void row_axpy(const WorldRows<Real>& rows, uint32_t row, const Real* values, Rea
     void velocity_from_impulses(const WorldRows<Real>&, const Real*, Real*);                       \
     Real row_dot(const WorldRows<Real>&, uint32_t, const Real*, const Real*);                      \
     void row_axpy(const WorldRows<Real>&, uint32_t, const Real*, Real, Real*);                     \
+    void dense_rows_from_table(const WorldRows<Real>&, Real*, Real*);                              \
     }
 STEEL_DECLARE_ROW_KERNELS(scalar, float)
 STEEL_DECLARE_ROW_KERNELS(scalar, double)
