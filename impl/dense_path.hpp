@@ -15,11 +15,14 @@ namespace steel {
 
 // Whether build_dense_problem uses the table, or goes entry by entry (one Y_j at a time scattered
 // into a DOF vector, J_i . that for each i: the same sums), which it does where the table would
-// be both larger than 4096 values and more than 4 times A: a big world forced onto the dense
-// path with many more DOFs than rows.
+// be both larger than kDenseTableMaxValues and more than 4 times A: a big world forced onto the
+// dense path with many more DOFs than rows. (The bound was 4096 values, which sent AUTO's worlds
+// of 17 or more rows over 192 DOFs the slow way: 0.5x the general sweep's speed where the table
+// gave 1.1x, bench/RESULTS.md.)
+constexpr uint64_t kDenseTableMaxValues = 65536; // 512 KiB of doubles per worker thread
 inline bool dense_uses_table(uint32_t row_count, uint32_t dof_count) {
     const uint64_t table = uint64_t(dof_count) * dense_stride(row_count);
-    return table <= 4096 || dof_count <= 4 * uint64_t(row_count);
+    return table <= kDenseTableMaxValues || dof_count <= 4 * uint64_t(row_count);
 }
 
 // Scratch the dense path needs for a world: A, rhs, and the table or the DOF vector.

@@ -29,7 +29,7 @@ template <class Real> void check_dense_entries(uint64_t seed) {
     // instead of from its table of Y by DOF (dense_uses_table).
     for (uint32_t w = 0; w < 4; ++w) {
         scenes::RandomWorldSpec spec;
-        spec.body_count = 100;
+        spec.body_count = 1400; // 8,400 DOFs: a table of 8 x 8,400 values, past the bound
         spec.min_body_dofs = spec.max_body_dofs = 6;
         spec.row_count = 2 + w;
         scenes::add_random_world(builder, rng, spec);

@@ -75,7 +75,7 @@ TEST_CASE("classification follows the requested path and the dense size limit") 
             // Rows of fewer than 6 values never go dense under AUTO, nor big worlds.
             CHECK(path(STEEL_PATH_AUTO, 1, 5) == STEEL_PATH_GENERAL);
             CHECK(path(STEEL_PATH_AUTO, 4, 4 * 5) == STEEL_PATH_GENERAL);
-            CHECK(path(STEEL_PATH_AUTO, 23, 23 * 64) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_AUTO, 33, 33 * 64) == STEEL_PATH_GENERAL);
             CHECK(path(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
         }
 }
@@ -92,29 +92,27 @@ TEST_CASE("AUTO's dense bound grows with the sweeps a solve is sure to run") {
         for (uint64_t values : {6u, 15u, 64u})
             CHECK(dense_auto_max_rows(precision, values, 9) == 0);
     // The tables of impl/classify.hpp at their edges (bench/RESULTS.md has the measurements).
-    // float64: 10 sweeps (8 rows below 48 values), 20 (8 / 12 / 16 from 6, 8, 12 values) and 50
-    // (12 / 18 / 22 from 6, 8, 24 values).
-    CHECK(dense_auto_max_rows(f64, 47, 10) == 8);
-    CHECK(dense_auto_max_rows(f64, 48, 19) == 0);
-    CHECK(dense_auto_max_rows(f64, 7, 20) == 8);
-    CHECK(dense_auto_max_rows(f64, 11, 20) == 12);
-    CHECK(dense_auto_max_rows(f64, 12, 49) == 16);
-    CHECK(dense_auto_max_rows(f64, 7, 50) == 12);
-    CHECK(dense_auto_max_rows(f64, 23, 50) == 18);
-    CHECK(dense_auto_max_rows(f64, 24, 500) == 22);
-    // float32: 10 sweeps (6 / 8 / 6 / none from 6, 8, 24, 32 values), 20 (8 / 12 / 10 / 8 from
-    // 6, 8, 24, 48) and 50 (12 / 14 / 16 from 6, 8, 12).
-    CHECK(dense_auto_max_rows(f32, 6, 10) == 6);
-    CHECK(dense_auto_max_rows(f32, 23, 10) == 8);
-    CHECK(dense_auto_max_rows(f32, 31, 10) == 6);
-    CHECK(dense_auto_max_rows(f32, 32, 10) == 0);
-    CHECK(dense_auto_max_rows(f32, 7, 20) == 8);
-    CHECK(dense_auto_max_rows(f32, 8, 20) == 12);
-    CHECK(dense_auto_max_rows(f32, 47, 20) == 10);
-    CHECK(dense_auto_max_rows(f32, 48, 20) == 8);
+    // float64: 10 sweeps (8 / 12 from 6, 8 values), 20 (12 / 16 / 20 from 6, 8, 16 values) and
+    // 50 (14 / 20 / 24 / 32 from 6, 8, 12, 32 values).
+    CHECK(dense_auto_max_rows(f64, 7, 10) == 8);
+    CHECK(dense_auto_max_rows(f64, 64, 19) == 12);
+    CHECK(dense_auto_max_rows(f64, 7, 20) == 12);
+    CHECK(dense_auto_max_rows(f64, 15, 20) == 16);
+    CHECK(dense_auto_max_rows(f64, 16, 49) == 20);
+    CHECK(dense_auto_max_rows(f64, 7, 50) == 14);
+    CHECK(dense_auto_max_rows(f64, 11, 50) == 20);
+    CHECK(dense_auto_max_rows(f64, 31, 50) == 24);
+    CHECK(dense_auto_max_rows(f64, 32, 500) == 32);
+    // float32: 10 sweeps (8 / 12 / 8 from 6, 8, 16 values), 20 (10 / 16 from 6, 8) and 50
+    // (12 / 16 / 20 from 6, 8, 12).
+    CHECK(dense_auto_max_rows(f32, 6, 10) == 8);
+    CHECK(dense_auto_max_rows(f32, 15, 10) == 12);
+    CHECK(dense_auto_max_rows(f32, 16, 10) == 8);
+    CHECK(dense_auto_max_rows(f32, 7, 20) == 10);
+    CHECK(dense_auto_max_rows(f32, 8, 20) == 16);
     CHECK(dense_auto_max_rows(f32, 7, 50) == 12);
-    CHECK(dense_auto_max_rows(f32, 11, 50) == 14);
-    CHECK(dense_auto_max_rows(f32, 64, 50) == 16);
+    CHECK(dense_auto_max_rows(f32, 11, 50) == 16);
+    CHECK(dense_auto_max_rows(f32, 64, 50) == 20);
     // More sweeps never take a world off the dense path, in either precision.
     for (int32_t precision : {f32, f64})
         for (uint64_t values = 1; values <= 80; ++values)
