@@ -72,9 +72,13 @@ TEST_CASE("classification follows the requested path and the dense size limit") 
             CHECK(path(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS, 1) == STEEL_PATH_DENSE);
             CHECK(path(STEEL_PATH_DENSE, STEEL_DENSE_MAX_ROWS + 1, 1) == STEEL_PATH_GENERAL);
             CHECK(path(STEEL_PATH_AUTO, 0, 0) == STEEL_PATH_GENERAL);
-            // Rows of fewer than 6 values never go dense under AUTO, nor big worlds.
-            CHECK(path(STEEL_PATH_AUTO, 1, 5) == STEEL_PATH_GENERAL);
-            CHECK(path(STEEL_PATH_AUTO, 4, 4 * 5) == STEEL_PATH_GENERAL);
+            // Under AUTO rows with no values never go dense, nor big worlds, nor any world in
+            // fewer than 10 sweeps; small worlds do from 10 sweeps, however short their rows.
+            const int32_t small = sweeps < 10 ? STEEL_PATH_GENERAL : STEEL_PATH_DENSE;
+            CHECK(path(STEEL_PATH_AUTO, 3, 0) == STEEL_PATH_GENERAL);
+            CHECK(path(STEEL_PATH_AUTO, 1, 1) == small);
+            CHECK(path(STEEL_PATH_AUTO, 4, 4 * 5) == small);
+            CHECK(path(STEEL_PATH_AUTO, 8, 8 * 64) == small);
             CHECK(path(STEEL_PATH_AUTO, 33, 33 * 64) == STEEL_PATH_GENERAL);
             CHECK(path(STEEL_PATH_AUTO, 1000, 1000 * 12) == STEEL_PATH_GENERAL);
         }
@@ -87,10 +91,19 @@ TEST_CASE("AUTO's dense bound grows with the sweeps a solve is sure to run") {
     CHECK(steel::classified_sweeps(50, 0.0) == 50);
     CHECK(steel::classified_sweeps(50, 1e-6) == 20);
     CHECK(steel::classified_sweeps(12, 1e-6) == 12);
-    // Fewer than 10 sweeps: never dense (measured at 5, dense was not faster).
+    // Fewer than 10 sweeps: never dense (measured at 5, dense was at most 1.14x faster).
     for (int32_t precision : {f32, f64})
-        for (uint64_t values : {6u, 15u, 64u})
+        for (uint64_t values : {1u, 6u, 15u, 64u})
             CHECK(dense_auto_max_rows(precision, values, 9) == 0);
+    // Rows of 1 to 5 values: 12 rows at 10 sweeps; 14 (float32) or 16 at 20; 16 at 50.
+    for (uint64_t values : {1u, 5u}) {
+        CHECK(dense_auto_max_rows(f32, values, 10) == 12);
+        CHECK(dense_auto_max_rows(f64, values, 10) == 12);
+        CHECK(dense_auto_max_rows(f32, values, 20) == 14);
+        CHECK(dense_auto_max_rows(f64, values, 20) == 16);
+        CHECK(dense_auto_max_rows(f32, values, 50) == 16);
+        CHECK(dense_auto_max_rows(f64, values, 50) == 16);
+    }
     // The tables of impl/classify.hpp at their edges (bench/RESULTS.md has the measurements).
     // float64: 10 sweeps (8 / 12 from 6, 8 values), 20 (12 / 16 / 20 from 6, 8, 16 values) and
     // 50 (14 / 20 / 24 / 32 from 6, 8, 12, 32 values).

@@ -751,8 +751,8 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     std::printf("Columns: path = the solver path the world was classified to (dense: small "
-                "worlds of rows of\n"
-                "6 values or more, see docs/guide.md); sweeps = Gauss-Seidel sweeps run; "
+                "worlds, up to\n"
+                "more rows the more sweeps, see docs/guide.md); sweeps = Gauss-Seidel sweeps run; "
                 "residual =\n"
                 "the last sweep's largest |d_i * (lambda_i' - lambda_i)| (units of J.v); converged "
                 "= residual\n"
