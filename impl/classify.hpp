@@ -30,7 +30,7 @@ STEEL_HOST_DEVICE inline uint32_t classified_sweeps(uint32_t iterations, double 
 // The largest m that AUTO sends to the dense path, for rows of values_per_row (L) values and a
 // solve of `sweeps` sweeps. bench/bench_sweep measured where the dense path (building A included)
 // stops beating the general sweep at 5, 10, 20 and 50 sweeps (bench/RESULTS.md, "The dense row
-// error in registers, and a rule that counts sweeps": one thread, CPU time, L = 6 to 64, 2-vCPU AMD
+// error in registers, and a rule that counts sweeps": one thread, CPU time, L = 1 to 64, 2-vCPU AMD
 // EPYC VM, the dense path as it is now). Each table below stays at or below the measured crossover
 // over its range of L, and a solve uses the table of the largest measured sweep count it reaches.
 // Rows of 1 to 5 values (L = 1 to 5: a 1D stack's, a joint's) were measured too: the general
