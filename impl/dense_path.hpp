@@ -7,6 +7,7 @@
 
 #include "dense_table.hpp"
 #include "general_sweep.hpp"
+#include "register_sum.hpp"
 #include "sweep_row.hpp"
 
 #include <algorithm>
@@ -70,22 +71,11 @@ inline void build_dense_problem(const WorldRows<Real>& rows, Real* a, Real* rhs,
         rhs[i] = row_dot(rows, i, rows.jacobian, rows.unconstrained_velocity) + rows.bias[i];
 }
 
-// sum += term, in a register the compiler must keep: it can then neither merge this row's loads
-// of the impulses into wider loads nor keep the sums in memory. The row before stored its impulse
-// alone, and a load wider than that store is not forwarded from it but waits for it; with a tail
-// of 1 to 3 terms indexed at run time the sums lived on the stack. Either cost 1.3x to 2x per row
-// update (bench/RESULTS.md, "The dense row error in registers"). Empty asm.
-template <class Real> inline void add_dense_term(Real& sum, Real term) {
-    sum += term;
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__("" : "+x"(sum));
-#endif
-}
-
 // The velocity error A_i . lambda + rhs_i of row i (rhs_i in the place of the general sweep's
 // b_i). Term j goes to sum j mod 4, combined as (0 + 2) + (1 + 3): the serial sweep waits for each
 // row's error, and four sums make it a chain of m / 4 dependent adds instead of m
-// (bench/RESULTS.md, "The dense path built by rows").
+// (bench/RESULTS.md, "The dense path built by rows"). Each sum is kept in a register
+// (add_in_register): "The dense row error in registers" says why.
 template <class Real>
 inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m, uint32_t i,
                                       const Real* impulse) {
@@ -93,20 +83,20 @@ inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m
     Real sum0 = 0, sum1 = 0, sum2 = 0, sum3 = 0;
     uint32_t j = 0;
     for (; j + 4 <= m; j += 4) {
-        add_dense_term(sum0, a_row[j] * impulse[j]);
-        add_dense_term(sum1, a_row[j + 1] * impulse[j + 1]);
-        add_dense_term(sum2, a_row[j + 2] * impulse[j + 2]);
-        add_dense_term(sum3, a_row[j + 3] * impulse[j + 3]);
+        add_in_register(sum0, a_row[j] * impulse[j]);
+        add_in_register(sum1, a_row[j + 1] * impulse[j + 1]);
+        add_in_register(sum2, a_row[j + 2] * impulse[j + 2]);
+        add_in_register(sum3, a_row[j + 3] * impulse[j + 3]);
     }
     switch (m - j) { // the tail: each sum takes at most one more term, so their order is free
     case 3:
-        add_dense_term(sum2, a_row[j + 2] * impulse[j + 2]);
+        add_in_register(sum2, a_row[j + 2] * impulse[j + 2]);
         [[fallthrough]];
     case 2:
-        add_dense_term(sum1, a_row[j + 1] * impulse[j + 1]);
+        add_in_register(sum1, a_row[j + 1] * impulse[j + 1]);
         [[fallthrough]];
     case 1:
-        add_dense_term(sum0, a_row[j] * impulse[j]);
+        add_in_register(sum0, a_row[j] * impulse[j]);
         break;
     default:
         break;
@@ -132,7 +122,7 @@ inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a,
             continue;
         }
         const SweepRow<Real>& row = prepared[i];
-        const Real normal_impulse = row.normal_row >= 0 ? impulse[row.normal_row] : Real(0);
+        const Real normal_impulse = impulse_of_normal_row(row.normal_row, impulse);
         update_single_row(dense_row_error(a, rhs, m, i, impulse), impulse, i, row.regularization,
                           row.denominator, row.inverse, row.kind, row.lower, row.upper,
                           row.friction, normal_impulse, result);

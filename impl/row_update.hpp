@@ -113,12 +113,18 @@ update_single_row(RowError<Real> error, Real* impulse, uint32_t i, Real regulari
     return step;
 }
 
-// The live impulse of row i's normal row, 0 if it has none (what its friction bound scales).
+// The live impulse of a row's normal row (normal_row, -1 if it has none: then 0), what its
+// friction bound scales.
+template <class Real>
+STEEL_HOST_DEVICE inline Real impulse_of_normal_row(int32_t normal_row, const Real* impulse) {
+    return normal_row >= 0 ? impulse[normal_row] : Real(0);
+}
+
+// The same for row i of rows.
 template <class Real>
 STEEL_HOST_DEVICE inline Real live_normal_impulse(const WorldRows<Real>& rows, uint32_t i,
                                                   const Real* impulse) {
-    const int32_t normal = rows.normal_row[i];
-    return normal >= 0 ? impulse[normal] : Real(0);
+    return impulse_of_normal_row(rows.normal_row[i], impulse);
 }
 
 // The update of single row i (not a cone pair) with its c, d and 1/d formed from the row and the
