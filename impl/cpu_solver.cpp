@@ -64,7 +64,10 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
     } else {
         velocity_from_impulses(rows, impulse, velocity);
     }
-    prepare_sweep_rows(rows, params, sweep_rows);
+    if (dense)
+        prepare_sweep_rows(rows, params, sweep_rows);
+    else
+        prepare_general_sweep_rows(rows, params, sweep_rows);
     MomentumState<Real> state{};
     if (momentum) {
         state.start = cursor;

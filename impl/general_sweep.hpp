@@ -5,7 +5,8 @@
 // row_axpy), and the CPU's SIMD one in impl/simd/row_kernels.inc, chosen at run time from the
 // processor and bit-identical on every width. general_sweep() and velocity_from_impulses() take
 // the SIMD copy in host code and the portable one in device code. Their dot products sum in
-// different orders, so the two agree to rounding.
+// different orders, and the SIMD copy takes each row's rate one row behind on v (row_kernels.inc),
+// so the two agree to rounding.
 #pragma once
 
 #include "row_update.hpp"

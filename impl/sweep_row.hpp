@@ -7,6 +7,7 @@
 // row_denominator) and takes 1/d the same way (updated_impulse).
 #pragma once
 
+#include "dense_entry.hpp"
 #include "row_update.hpp"
 #include "solve_params.hpp"
 #include "world_rows.hpp"
@@ -26,7 +27,18 @@ template <class Real> struct SweepRow {
     Real denominator;    // d, as row_denominator forms it
     Real inverse;        // 1 / d
     Real lower, upper, friction;
+    // J_i . Y_(i-1) where this row and the one before are single rows (not cone pairs), else 0:
+    // the change the previous row's step makes to this row's rate, which lets the sweep start
+    // this row's dot product before that step reaches v (row_kernels.inc, "one row behind").
+    Real coupling;
 };
+
+// SweepRow::coupling of row i: the dense path's A_i,i-1 (dense_entry, the same bits).
+template <class Real> inline Real previous_row_coupling(const WorldRows<Real>& rows, uint32_t i) {
+    const bool single = rows.kind[i] != STEEL_ROW_FRICTION_CONE;
+    const bool previous_single = i > 0 && rows.kind[i - 1] != STEEL_ROW_FRICTION_CONE;
+    return single && previous_single ? dense_entry(rows, i, i - 1) : Real(0);
+}
 
 template <class Real>
 inline SweepRow<Real> sweep_row(const WorldRows<Real>& rows, uint32_t i,
@@ -46,15 +58,33 @@ inline SweepRow<Real> sweep_row(const WorldRows<Real>& rows, uint32_t i,
     row.lower = rows.lower[i];
     row.upper = rows.upper[i];
     row.friction = rows.friction[i];
+    row.coupling = 0; // general_sweep_row sets it
     return row;
 }
 
-// out[i] = sweep_row(rows, i, params) for every row of the world.
+// The same with its coupling, which the general sweep reads and the dense sweep does not.
+template <class Real>
+inline SweepRow<Real> general_sweep_row(const WorldRows<Real>& rows, uint32_t i,
+                                        const SolveParams<Real>& params) {
+    SweepRow<Real> row = sweep_row(rows, i, params);
+    row.coupling = previous_row_coupling(rows, i);
+    return row;
+}
+
+// out[i] = sweep_row(rows, i, params) for every row of the world, for the dense sweep.
 template <class Real>
 inline void prepare_sweep_rows(const WorldRows<Real>& rows, const SolveParams<Real>& params,
                                SweepRow<Real>* out) {
     for (uint32_t i = 0; i < rows.row_count; ++i)
         out[i] = sweep_row(rows, i, params);
+}
+
+// out[i] = general_sweep_row(rows, i, params) for every row of the world.
+template <class Real>
+inline void prepare_general_sweep_rows(const WorldRows<Real>& rows, const SolveParams<Real>& params,
+                                       SweepRow<Real>* out) {
+    for (uint32_t i = 0; i < rows.row_count; ++i)
+        out[i] = general_sweep_row(rows, i, params);
 }
 
 } // namespace steel

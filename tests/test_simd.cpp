@@ -2,6 +2,7 @@
 // scalar, AVX2 and AVX-512 give the same bits; a dot product as accurate as any other order; an
 // update that equals the portable one exactly; and a sweep that agrees with the portable (GPU)
 // sweep to rounding.
+#include "dense_path.hpp"
 #include "error.hpp"
 #include "general_sweep.hpp"
 #include "rows_scenes.hpp"
@@ -216,25 +217,47 @@ template <class Real> steel::RowSet<Real> row_set_of(const scenes::RowsBuilder& 
 
 // A sweep in the canonical order, one value at a time (canonical_dot, the portable row_axpy),
 // around the shared row update: what every width's sweep must give bit for bit, whatever shortcuts
-// it takes for rows it recognizes (row_kernels.inc's rows over free bodies).
+// it takes for rows it recognizes (row_kernels.inc's rows over free bodies). It runs one row
+// behind on v as the kernels do (row_kernels.inc): a single row's rate is its dot product on v
+// before the previous single row's step is added, plus its coupling times that step.
 template <class Real>
 steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
                                          const steel::SolveParams<Real>& params, Real* impulse,
                                          Real* velocity) {
     steel::SweepResult<Real> result;
+    int64_t held_row = -1; // a single row whose step is not yet in v
+    Real held_step = 0;
+    const auto add_held_step = [&] {
+        if (held_row >= 0)
+            steel::row_axpy(rows, uint32_t(held_row), rows.response, held_step, velocity);
+        held_row = -1;
+    };
     for (uint32_t i = 0; i < rows.row_count;) {
-        const bool pair = rows.kind[i] == STEEL_ROW_FRICTION_CONE;
-        const steel::RowError<Real> error0{canonical_dot(rows, i, velocity), rows.bias[i]};
-        const steel::RowError<Real> error1 =
-            pair ? steel::RowError<Real>{canonical_dot(rows, i + 1, velocity), rows.bias[i + 1]}
-                 : steel::RowError<Real>{0, 0};
-        Real step[2];
-        const uint32_t used =
-            steel::update_rows(rows, i, params, error0, error1, impulse, step, result);
-        for (uint32_t k = 0; k < used; ++k)
-            steel::row_axpy(rows, i + k, rows.response, step[k], velocity);
-        i += used;
+        Real step[2] = {0, 0};
+        if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
+            add_held_step();
+            const steel::RowError<Real> error0{canonical_dot(rows, i, velocity), rows.bias[i]};
+            const steel::RowError<Real> error1{canonical_dot(rows, i + 1, velocity),
+                                               rows.bias[i + 1]};
+            REQUIRE(steel::update_rows(rows, i, params, error0, error1, impulse, step, result) ==
+                    2);
+            steel::row_axpy(rows, i, rows.response, step[0], velocity);
+            steel::row_axpy(rows, i + 1, rows.response, step[1], velocity);
+            i += 2;
+            continue;
+        }
+        Real rate = canonical_dot(rows, i, velocity);
+        if (held_row >= 0) {
+            rate = rate + steel::previous_row_coupling(rows, i) * held_step;
+            add_held_step();
+        }
+        steel::update_rows(rows, i, params, steel::RowError<Real>{rate, rows.bias[i]},
+                           steel::RowError<Real>{0, 0}, impulse, step, result);
+        held_row = i;
+        held_step = step[0];
+        ++i;
     }
+    add_held_step();
     return result;
 }
 
@@ -252,7 +275,7 @@ template <class Real> void check_sweeps_are_canonical(const scenes::RowsBuilder&
             CAPTURE(w);
             const steel::WorldRows<Real> rows = steel::world_rows(set, w);
             std::vector<steel::SweepRow<Real>> prepared(rows.row_count);
-            steel::prepare_sweep_rows(rows, params, prepared.data());
+            steel::prepare_general_sweep_rows(rows, params, prepared.data());
             std::vector<Real> impulse(rows.row_count, Real(0)), velocity(rows.dof_count);
             steel::portable_velocity_from_impulses(rows, impulse.data(), velocity.data());
             std::vector<Real> expected_impulse = impulse, expected_velocity = velocity;
@@ -446,6 +469,45 @@ TEST_CASE("SIMD general sweep agrees with the portable (GPU) sweep to 1e-12 rela
                   1e-12 * std::max(1.0, test::max_abs(velocity_portable)));
         }
     }
+}
+
+// The sweep runs one row behind on v (row_kernels.inc): a single row adds the previous single
+// row's step to its rate through its coupling, which must be A_i,i-1 of the dense path's A (built
+// from the table of responses, another code than dense_entry's), and 0 beside a cone pair, where
+// the sweep holds no step.
+TEST_CASE(
+    "a row's coupling is the dense path's A_i,i-1 between single rows, and 0 by a cone pair") {
+    const scenes::RowsBuilder builder = random_worlds(11, 32, 12);
+    const steel::RowSet<double> set = row_set_of<double>(builder);
+    const steel::SolveParams<double> params{1e-4, 1e-3};
+    uint32_t coupled = 0, beside_pair = 0;
+    for (uint32_t w = 0; w < set.world_count; ++w) {
+        const steel::WorldRows<double> rows = steel::world_rows(set, w);
+        const uint32_t m = rows.row_count, stride = steel::dense_stride(m);
+        std::vector<double> a(size_t(m) * stride), rhs(m), table(size_t(rows.dof_count) * stride);
+        REQUIRE(steel::dense_uses_table(m, rows.dof_count));
+        steel::build_dense_problem(rows, a.data(), rhs.data(), table.data());
+        std::vector<steel::SweepRow<double>> prepared(m);
+        steel::prepare_general_sweep_rows(rows, params, prepared.data());
+        for (uint32_t i = 0; i < m; ++i) {
+            CAPTURE(w);
+            CAPTURE(i);
+            const bool single = rows.kind[i] != STEEL_ROW_FRICTION_CONE;
+            if (i > 0 && single && rows.kind[i - 1] != STEEL_ROW_FRICTION_CONE) {
+                const double entry = a[size_t(i) * stride + i - 1];
+                CHECK(std::memcmp(&prepared[i].coupling, &entry, sizeof(double)) == 0);
+                coupled += entry != 0;
+            } else {
+                CHECK(prepared[i].coupling == 0.0);
+                beside_pair += i > 0;
+            }
+            // The sweep formed on the fly carries the same coupling.
+            const steel::SweepRow<double> formed = steel::general_sweep_row(rows, i, params);
+            CHECK(std::memcmp(&formed.coupling, &prepared[i].coupling, sizeof(double)) == 0);
+        }
+    }
+    CHECK(coupled > 100);
+    CHECK(beside_pair > 10);
 }
 
 TEST_CASE("the SIMD width can be narrowed and put back") {

@@ -18,14 +18,18 @@
 //     l + kDotLanes/2, then l with l + kDotLanes/4, down to one, and the tail is added last.
 // Every step is one IEEE multiply or add (the kernels are compiled with -ffp-contract=off: no
 // FMA), so one wide register, two or four narrower ones, or a scalar loop all get the same bits.
-// Tails are scalar rather than zero-padded and masked: no wide load reads values that the previous
-// row's update stored in narrower pieces (such a load is not forwarded from the stores and waits
-// for them). They go to four sums rather than one so that a short row (6 values a free body) is
-// not one chain of dependent adds: in the serial sweep the next row often waits for this one.
+// Tails are not zero-padded and masked: no load may read values that the previous row's update
+// stored in other pieces (such a load is not forwarded from the stores and waits for them). A
+// tail is loaded in pairs (values 2p and 2p + 1, which go to tail sums 2p mod 4 and 2p + 1 mod
+// 4, side by side in one pair of sums) and a last odd value, and the update v += Y step stores
+// each block in the same pieces. Four tail sums rather than one keep a short row (6 values a free
+// body) from being one chain of dependent adds.
 //
 // The update v += Y step rounds each element on its own, so it equals the portable row_axpy
-// exactly. The dot product sums in another order than the portable row_dot's left-to-right one,
-// so the CPU's general sweep and the portable one agree to rounding, not bit for bit.
+// exactly. The sweep runs one row behind on v (row_kernels.inc): a single row's rate is its dot
+// product on v before the previous single row's step is added, plus its coupling A_i,i-1 times
+// that step. With the dot product's order (another than the portable row_dot's left to right),
+// that makes the CPU's general sweep and the portable one agree to rounding, not bit for bit.
 #pragma once
 
 #include "../solve_params.hpp"
@@ -48,8 +52,8 @@ constexpr uint32_t kTailSums = 4;
 template <class Real>
 SweepResult<Real> general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
                                 Real* impulse, Real* velocity);
-// The same sweep from rows prepared for this solve (prepare_sweep_rows with the same params):
-// the same bits, without forming each row's c, d and 1/d again.
+// The same sweep from rows prepared for this solve (prepare_general_sweep_rows with the same
+// params): the same bits, without forming each row's c, d, 1/d and coupling again.
 template <class Real>
 SweepResult<Real>
 general_sweep_prepared(const WorldRows<Real>& rows, const SolveParams<Real>& params,
