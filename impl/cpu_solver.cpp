@@ -55,11 +55,12 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
         impulse[i] = options.warm_start ? rows.initial_impulse[i] : Real(0);
 
     Real* cursor = scratch;
-    Real *a = nullptr, *rhs = nullptr;
+    Real *a = nullptr, *rhs = nullptr, *lagged = nullptr;
     if (dense) {
         a = cursor;
         rhs = a + size_t(m) * dense_stride(m);
-        build_dense_problem(rows, a, rhs, rhs + m);
+        lagged = rhs + m;
+        build_dense_problem(rows, a, rhs, lagged + m);
         cursor += dense_scratch_size(m, n);
     } else {
         velocity_from_impulses(rows, impulse, velocity);
@@ -78,7 +79,7 @@ WorldOutcome sweep_world(const WorldRows<Real>& rows, int32_t path,
 
     const auto sweep = [&] {
         if (momentum) momentum_begin_sweep(state, impulse, m);
-        return dense ? dense_sweep(rows, a, rhs, params, sweep_rows, impulse)
+        return dense ? dense_sweep(rows, a, rhs, params, sweep_rows, impulse, lagged)
                      : simd::general_sweep_prepared(rows, params, sweep_rows, impulse, velocity);
     };
     const auto between = [&](double residual) {

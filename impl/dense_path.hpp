@@ -26,11 +26,12 @@ inline bool dense_uses_table(uint32_t row_count, uint32_t dof_count) {
     return table <= kDenseTableMaxValues || dof_count <= 4 * uint64_t(row_count);
 }
 
-// Scratch the dense path needs for a world: A, rhs, and the table or the DOF vector.
+// Scratch the dense path needs for a world: A, rhs, the lagged impulses (dense_sweep), and the
+// table or the DOF vector.
 inline uint64_t dense_scratch_size(uint32_t row_count, uint32_t dof_count) {
     const uint64_t stride = dense_stride(row_count);
     const uint64_t table = dense_uses_table(row_count, dof_count) ? dof_count * stride : dof_count;
-    return row_count * stride + row_count + table;
+    return row_count * stride + 2 * uint64_t(row_count) + table;
 }
 
 // Fills a (m rows of dense_stride(m) values) and rhs. table is scratch of n x dense_stride(m)
@@ -105,29 +106,51 @@ inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m
 }
 
 // One sweep on A. A single row reads its c, d and 1/d from its SweepRow (prepare_sweep_rows, as
-// the general sweep does: the same values update_rows would form, so the same bits) rather than
-// dividing again every sweep; a cone pair takes update_rows.
+// the general sweep does: the same values update_rows would form) rather than dividing again
+// every sweep; a cone pair takes update_rows.
+//
+// Like the CPU's general sweep it runs one row behind (row_kernels.inc): a single row after a
+// single row takes its error on `lagged`, the impulses with row i - 1's still at its value
+// before this sweep's update, and adds A_i,i-1 times that row's step, which is the same number in
+// exact arithmetic. So the row's sums need not wait for the row just before, only a multiply and
+// an add do. impulse itself is written at once (a friction row reads its normal row's live
+// impulse); lagged catches up after the next row has read it. lagged is m values of scratch.
 template <class Real>
 inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
                                      const SolveParams<Real>& params,
-                                     const SweepRow<Real>* prepared, Real* impulse) {
+                                     const SweepRow<Real>* prepared, Real* impulse, Real* lagged) {
     SweepResult<Real> result;
-    const uint32_t m = rows.row_count;
+    const uint32_t m = rows.row_count, stride = dense_stride(m);
+    std::copy(impulse, impulse + m, lagged); // momentum may have moved them since the last sweep
+    bool held = false; // row i - 1's new impulse is not yet in lagged; its step is held_step
+    Real held_step = 0;
     for (uint32_t i = 0; i < m;) {
         if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
-            const RowError<Real> error0 = dense_row_error(a, rhs, m, i, impulse);
-            const RowError<Real> error1 = dense_row_error(a, rhs, m, i + 1, impulse);
+            if (held) lagged[i - 1] = impulse[i - 1];
+            held = false;
+            const RowError<Real> error0 = dense_row_error(a, rhs, m, i, lagged);
+            const RowError<Real> error1 = dense_row_error(a, rhs, m, i + 1, lagged);
             Real step[2];
-            i += update_rows(rows, i, params, error0, error1, impulse, step, result);
+            update_rows(rows, i, params, error0, error1, impulse, step, result);
+            lagged[i] = impulse[i];
+            lagged[i + 1] = impulse[i + 1];
+            i += 2;
             continue;
+        }
+        RowError<Real> error = dense_row_error(a, rhs, m, i, lagged);
+        if (held) {
+            error.rate += a[size_t(i) * stride + i - 1] * held_step;
+            lagged[i - 1] = impulse[i - 1];
         }
         const SweepRow<Real>& row = prepared[i];
         const Real normal_impulse = impulse_of_normal_row(row.normal_row, impulse);
-        update_single_row(dense_row_error(a, rhs, m, i, impulse), impulse, i, row.regularization,
-                          row.denominator, row.inverse, row.kind, row.lower, row.upper,
-                          row.friction, normal_impulse, result);
+        held_step =
+            update_single_row(error, impulse, i, row.regularization, row.denominator, row.inverse,
+                              row.kind, row.lower, row.upper, row.friction, normal_impulse, result);
+        held = true;
         ++i;
     }
+    if (held) lagged[m - 1] = impulse[m - 1];
     return result;
 }
 
