@@ -29,31 +29,31 @@ STEEL_HOST_DEVICE inline uint32_t classified_sweeps(uint32_t iterations, double 
 
 // The largest m that AUTO sends to the dense path, for rows of values_per_row (L) values and a
 // solve of `sweeps` sweeps. bench/bench_sweep measured where the dense path (building A included)
-// stops beating the general sweep at 5, 10, 20 and 50 sweeps (bench/RESULTS.md, "The dense row
-// error in registers, and a rule that counts sweeps": one thread, CPU time, L = 1 to 64, 2-vCPU AMD
-// EPYC VM, the dense path as it is now). Each table below stays at or below the measured crossover
-// over its range of L, and a solve uses the table of the largest measured sweep count it reaches.
-// Rows of 1 to 5 values (L = 1 to 5: a 1D stack's, a joint's) were measured too: the general
-// sweep's fixed cost per row is large beside so few values, and dense wins up to 12 to 18 rows.
-// At 5 sweeps dense was at most 1.14x faster, at m = 4 to 8, and slower from L = 24, so fewer than
-// 10 sweeps keep the general sweep. The same rule classifies on the GPU (whose dense kernel takes
-// at most 32 rows), where it has not been measured.
+// stops beating the general sweep at 10, 20 and 50 sweeps (bench/RESULTS.md, "One row behind on
+// v": one thread, CPU time, L = 1 to 64, 2-vCPU AMD EPYC VM, both paths running one row behind).
+// Each table below stays at or below the measured crossover over its range of L, and a solve uses
+// the table of the largest measured sweep count it reaches. Rows of exactly 6 values (a free
+// body's, which the general sweep has its own code for) never win on the dense path, nor rows of
+// 1 value in float64. At 5 sweeps dense was at most 1.14x faster (an earlier measurement), so
+// fewer than 10 sweeps keep the general sweep. The same rule classifies on the GPU (whose dense
+// kernel takes at most 32 rows), where it has not been measured.
 STEEL_HOST_DEVICE inline uint32_t dense_auto_max_rows(int32_t precision, uint64_t values_per_row,
                                                       uint32_t sweeps) {
     const uint64_t L = values_per_row;
-    if (L == 0 || sweeps < 10) return 0;
+    if (L == 0 || L == 6 || sweeps < 10) return 0;
     const bool f32 = precision == STEEL_PRECISION_FLOAT32;
+    if (!f32 && L == 1) return 0;
     if (sweeps < 20) { // measured at 10 sweeps
-        if (f32) return L < 6 ? 12 : L < 8 ? 8 : L < 16 ? 12 : 8;
-        return L < 6 ? 12 : L < 8 ? 8 : 12;
+        if (f32) return L < 6 ? 12 : 8;
+        return L < 6 ? 10 : 8;
     }
     if (sweeps < 50) { // measured at 20 sweeps
-        if (f32) return L < 6 ? 14 : L < 8 ? 10 : 16;
-        return L < 6 ? 16 : L < 8 ? 12 : L < 16 ? 16 : 20;
+        if (f32) return L < 32 ? 12 : 16;
+        return L < 16 ? 12 : L < 32 ? 14 : L < 64 ? 18 : 20;
     }
     // measured at 50 sweeps
-    if (f32) return L < 6 ? 16 : L < 8 ? 12 : L < 12 ? 16 : 20;
-    return L < 6 ? 16 : L < 8 ? 14 : L < 12 ? 20 : L < 32 ? 24 : 32;
+    if (f32) return L < 6 ? 14 : L < 16 ? 12 : L < 32 ? 14 : L < 64 ? 18 : 24;
+    return L < 16 ? 14 : L < 32 ? 16 : L < 64 ? 22 : 30;
 }
 
 // The path of a world of row_count rows holding value_count J values, for a solve of `sweeps`

@@ -154,8 +154,8 @@ TEST_CASE("the residual each path reports agrees sweep by sweep") {
 }
 
 TEST_CASE("AUTO weighs the sweeps a solve will run: the same world goes dense only at 50") {
-    // 22 rows of 24 values (two bodies of 12 DOFs, every row over both), float64: dense from
-    // 50 sweeps with tolerance 0 (up to 24 rows), general at 20 (up to 20) and with a tolerance,
+    // 16 rows of 24 values (two bodies of 12 DOFs, every row over both), float64: dense from
+    // 50 sweeps with tolerance 0 (up to 16 rows), general at 20 (up to 14) and with a tolerance,
     // which may stop the solve early and counts as at most 20 (impl/classify.hpp).
     std::mt19937_64 rng(5);
     scenes::RowsBuilder builder;
@@ -163,9 +163,9 @@ TEST_CASE("AUTO weighs the sweeps a solve will run: the same world goes dense on
     spec.body_count = 2;
     spec.min_body_dofs = spec.max_body_dofs = 12;
     spec.two_body_fraction = 1.0;
-    spec.row_count = 22;
+    spec.row_count = 16;
     scenes::add_random_world(builder, rng, spec);
-    REQUIRE(builder.jacobian.size() == 22 * 24);
+    REQUIRE(builder.jacobian.size() == 16 * 24);
 
     test::SolveSetup setup;
     setup.iterations = 50;
