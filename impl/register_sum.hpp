@@ -1,4 +1,5 @@
-// A running sum the compiler must keep in a register, for the serial sweeps' dot products.
+// A running sum (a scalar, or a pair of sums) the compiler must keep in a register, for the serial
+// sweeps' dot products.
 #pragma once
 
 namespace steel {
