@@ -10,9 +10,10 @@
 // --seconds S times each phase for at least S seconds (default 0.3; --quick: 0.02), for a
 // profile of the steady state rather than of the setup. --moving gives every joint velocity a
 // nonzero value (0.5 sin(k + 1) for DOF k) instead of the scenes' rest, so that the upload pays
-// for what only moving bodies cost (the implicit gyroscopic step).
+// for what only moving bodies cost (the implicit gyroscopic step). --cone builds every contact's
+// friction as a FRICTION_CONE pair (STEEL_FRICTION_MODEL_CONE) instead of two box rows.
 //
-//   bench_scene [--quick] [--colored] [--moving] [--threads N] [--only "legged robot"]
+//   bench_scene [--quick] [--colored] [--moving] [--cone] [--threads N] [--only "legged robot"]
 //               [--worlds 16384] [--seconds 5]
 #include "bench_support.hpp"
 #include "robot_scenes.hpp"
@@ -32,7 +33,7 @@ using bench::check;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-    bool quick = false, colored = false, moving = false;
+    bool quick = false, colored = false, moving = false, cone = false;
     uint32_t threads = 1;
     std::string only;             // one scene's name, or all
     std::vector<uint32_t> counts; // world counts, or 1, 64 and 1,024
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
             quick = true;
         } else if (std::strcmp(argv[k], "--moving") == 0) {
             moving = true;
+        } else if (std::strcmp(argv[k], "--cone") == 0) {
+            cone = true;
         } else if (std::strcmp(argv[k], "--colored") == 0) {
             colored = true;
         } else if (std::strcmp(argv[k], "--threads") == 0 && k + 1 < argc &&
@@ -56,9 +59,9 @@ int main(int argc, char** argv) {
                    std::atof(argv[k + 1]) > 0) {
             seconds = std::atof(argv[++k]);
         } else {
-            std::fprintf(stderr,
-                         "usage: bench_scene [--quick] [--colored] [--moving] [--threads N >= 1] "
-                         "[--only \"SCENE NAME\"] [--worlds N]... [--seconds S > 0]\n");
+            std::fprintf(stderr, "usage: bench_scene [--quick] [--colored] [--moving] [--cone] "
+                                 "[--threads N >= 1] "
+                                 "[--only \"SCENE NAME\"] [--worlds N]... [--seconds S > 0]\n");
             return 2;
         }
     }
@@ -73,11 +76,11 @@ int main(int argc, char** argv) {
         {"legged robot", [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); }},
         {"four-bar", [](scenes::SceneBuilder& b) { scenes::add_four_bar(b); }},
     };
-    std::printf("steel %s, float64, %u thread(s), 20 sweeps per solve, %s, %s\n\n", steel_version(),
-                threads,
+    std::printf("steel %s, float64, %u thread(s), 20 sweeps per solve, %s, %s, %s friction\n\n",
+                steel_version(), threads,
                 colored ? "propagation response, colored sweeps"
                         : "immediate response, serial sweeps",
-                moving ? "bodies moving" : "bodies at rest");
+                moving ? "bodies moving" : "bodies at rest", cone ? "cone" : "box");
     std::printf("| scene | worlds | DOFs/world | rows/world | build us/step | solve us/step | "
                 "build us/world | solve us/world | upload+solve us/world |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
         for (uint32_t worlds : counts) {
             if ((quick && worlds > 64) || (!only.empty() && only != scene.name)) continue;
             scenes::SceneBuilder builder;
+            if (cone) builder.friction_model = STEEL_FRICTION_MODEL_CONE;
             for (uint32_t w = 0; w < worlds; ++w) {
                 builder.begin_world();
                 scene.add(builder);

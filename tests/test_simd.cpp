@@ -217,47 +217,45 @@ template <class Real> steel::RowSet<Real> row_set_of(const scenes::RowsBuilder& 
 
 // A sweep in the canonical order, one value at a time (canonical_dot, the portable row_axpy),
 // around the shared row update: what every width's sweep must give bit for bit, whatever shortcuts
-// it takes for rows it recognizes (row_kernels.inc's rows over free bodies). It runs one row
-// behind on v as the kernels do (row_kernels.inc): a single row's rate is its dot product on v
-// before the previous single row's step is added, plus its coupling times that step.
+// it takes for rows it recognizes (row_kernels.inc's rows over free bodies). It runs one group
+// (a single row or a cone pair) behind on v as the kernels do (row_kernels.inc): a row's rate is
+// its dot product on v before the previous group's steps are added, plus A_i,g times each of
+// those steps in row order, A_i,g taken from dense_entry here; except that a pair's steps go
+// into v before another pair's dot products.
 template <class Real>
 steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
                                          const steel::SolveParams<Real>& params, Real* impulse,
                                          Real* velocity) {
     steel::SweepResult<Real> result;
-    int64_t held_row = -1; // a single row whose step is not yet in v
-    Real held_step = 0;
-    const auto add_held_step = [&] {
-        if (held_row >= 0)
-            steel::row_axpy(rows, uint32_t(held_row), rows.response, held_step, velocity);
-        held_row = -1;
-    };
+    uint32_t held_first = 0, held_count = 0; // the previous group, its steps not yet in v
+    Real held_step[2] = {0, 0};
     for (uint32_t i = 0; i < rows.row_count;) {
-        Real step[2] = {0, 0};
-        if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
-            add_held_step();
-            const steel::RowError<Real> error0{canonical_dot(rows, i, velocity), rows.bias[i]};
-            const steel::RowError<Real> error1{canonical_dot(rows, i + 1, velocity),
-                                               rows.bias[i + 1]};
-            REQUIRE(steel::update_rows(rows, i, params, error0, error1, impulse, step, result) ==
-                    2);
-            steel::row_axpy(rows, i, rows.response, step[0], velocity);
-            steel::row_axpy(rows, i + 1, rows.response, step[1], velocity);
-            i += 2;
-            continue;
+        const uint32_t count = rows.kind[i] == STEEL_ROW_FRICTION_CONE ? 2 : 1;
+        if (count == 2 && held_count == 2) {
+            for (uint32_t g = 0; g < held_count; ++g)
+                steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
+            held_count = 0;
         }
-        Real rate = canonical_dot(rows, i, velocity);
-        if (held_row >= 0) {
-            rate = rate + steel::previous_row_coupling(rows, i) * held_step;
-            add_held_step();
+        Real rate[2] = {0, 0};
+        for (uint32_t k = 0; k < count; ++k) {
+            rate[k] = canonical_dot(rows, i + k, velocity);
+            for (uint32_t g = 0; g < held_count; ++g)
+                rate[k] = rate[k] + steel::dense_entry(rows, i + k, held_first + g) * held_step[g];
         }
-        steel::update_rows(rows, i, params, steel::RowError<Real>{rate, rows.bias[i]},
-                           steel::RowError<Real>{0, 0}, impulse, step, result);
-        held_row = i;
-        held_step = step[0];
-        ++i;
+        for (uint32_t g = 0; g < held_count; ++g)
+            steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
+        const steel::RowError<Real> error0{rate[0], rows.bias[i]};
+        const steel::RowError<Real> error1 = count == 2
+                                                 ? steel::RowError<Real>{rate[1], rows.bias[i + 1]}
+                                                 : steel::RowError<Real>{0, 0};
+        REQUIRE(steel::update_rows(rows, i, params, error0, error1, impulse, held_step, result) ==
+                count);
+        held_first = i;
+        held_count = count;
+        i += count;
     }
-    add_held_step();
+    for (uint32_t g = 0; g < held_count; ++g)
+        steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
     return result;
 }
 
@@ -471,16 +469,16 @@ TEST_CASE("SIMD general sweep agrees with the portable (GPU) sweep to 1e-12 rela
     }
 }
 
-// The sweep runs one row behind on v (row_kernels.inc): a single row adds the previous single
-// row's step to its rate through its coupling, which must be A_i,i-1 of the dense path's A (built
-// from the table of responses, another code than dense_entry's), and 0 beside a cone pair, where
-// the sweep holds no step.
-TEST_CASE(
-    "a row's coupling is the dense path's A_i,i-1 between single rows, and 0 by a cone pair") {
+// The sweep runs one group behind on v (row_kernels.inc): a row adds the previous group's steps
+// (a single row's, or a cone pair's two) to its rate through its couplings, which must be A_i,g
+// of the dense path's A (built from the table of responses, another code than dense_entry's) for
+// the rows g of the group before row i's, and 0 where that group has no such row, or where both
+// groups are pairs (the sweep holds no pair's steps for another pair).
+TEST_CASE("a row's couplings are the dense path's A_i,g for the rows g of the group before") {
     const scenes::RowsBuilder builder = random_worlds(11, 32, 12);
     const steel::RowSet<double> set = row_set_of<double>(builder);
     const steel::SolveParams<double> params{1e-4, 1e-3};
-    uint32_t coupled = 0, beside_pair = 0;
+    uint32_t coupled = 0, after_pair = 0, of_pair = 0, pair_after_pair = 0;
     for (uint32_t w = 0; w < set.world_count; ++w) {
         const steel::WorldRows<double> rows = steel::world_rows(set, w);
         const uint32_t m = rows.row_count, stride = steel::dense_stride(m);
@@ -489,25 +487,44 @@ TEST_CASE(
         steel::build_dense_problem(rows, a.data(), rhs.data(), table.data());
         std::vector<steel::SweepRow<double>> prepared(m);
         steel::prepare_general_sweep_rows(rows, params, prepared.data());
-        for (uint32_t i = 0; i < m; ++i) {
-            CAPTURE(w);
-            CAPTURE(i);
-            const bool single = rows.kind[i] != STEEL_ROW_FRICTION_CONE;
-            if (i > 0 && single && rows.kind[i - 1] != STEEL_ROW_FRICTION_CONE) {
-                const double entry = a[size_t(i) * stride + i - 1];
-                CHECK(std::memcmp(&prepared[i].coupling, &entry, sizeof(double)) == 0);
-                coupled += entry != 0;
-            } else {
-                CHECK(prepared[i].coupling == 0.0);
-                beside_pair += i > 0;
+        // The group before row i's, found by walking the groups here (a pair is two CONE rows).
+        uint32_t previous_first = 0, previous_count = 0;
+        for (uint32_t i = 0; i < m;) {
+            const uint32_t count = rows.kind[i] == STEEL_ROW_FRICTION_CONE ? 2 : 1;
+            if (count == 2 && previous_count == 2) {
+                previous_count = 0;
+                ++pair_after_pair;
             }
-            // The sweep formed on the fly carries the same coupling.
-            const steel::SweepRow<double> formed = steel::general_sweep_row(rows, i, params);
-            CHECK(std::memcmp(&formed.coupling, &prepared[i].coupling, sizeof(double)) == 0);
+            for (uint32_t r = i; r < i + count; ++r) {
+                CAPTURE(w);
+                CAPTURE(r);
+                for (uint32_t k = 0; k < 2; ++k) {
+                    CAPTURE(k);
+                    if (k < previous_count) {
+                        const double entry = a[size_t(r) * stride + previous_first + k];
+                        CHECK(std::memcmp(&prepared[r].coupling[k], &entry, sizeof(double)) == 0);
+                        coupled += entry != 0;
+                        after_pair += entry != 0 && previous_count == 2;
+                        of_pair += entry != 0 && count == 2;
+                    } else {
+                        CHECK(prepared[r].coupling[k] == 0.0);
+                    }
+                }
+                // The sweep formed on the fly carries the same couplings.
+                const steel::SweepRow<double> formed = steel::general_sweep_row(
+                    rows, r, params, steel::RowGroup{previous_first, previous_count});
+                CHECK(std::memcmp(formed.coupling, prepared[r].coupling, sizeof(formed.coupling)) ==
+                      0);
+            }
+            previous_first = i;
+            previous_count = count;
+            i += count;
         }
     }
     CHECK(coupled > 100);
-    CHECK(beside_pair > 10);
+    CHECK(after_pair > 10); // couplings to a pair's rows
+    CHECK(of_pair > 10);    // a pair's rows coupled to the group before
+    CHECK(pair_after_pair > 0);
 }
 
 TEST_CASE("the SIMD width can be narrowed and put back") {

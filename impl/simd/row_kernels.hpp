@@ -26,9 +26,10 @@
 // body) from being one chain of dependent adds.
 //
 // The update v += Y step rounds each element on its own, so it equals the portable row_axpy
-// exactly. The sweep runs one row behind on v (row_kernels.inc): a single row's rate is its dot
-// product on v before the previous single row's step is added, plus its coupling A_i,i-1 times
-// that step. With the dot product's order (another than the portable row_dot's left to right),
+// exactly. The sweep runs one group (a single row or a cone pair) behind on v (row_kernels.inc):
+// a row's rate is its dot product on v before the previous group's steps are added, plus its
+// couplings A_i,g times those steps. With the dot product's order (another than the portable
+// row_dot's left to right),
 // that makes the CPU's general sweep and the portable one agree to rounding, not bit for bit.
 #pragma once
 
@@ -53,7 +54,7 @@ template <class Real>
 SweepResult<Real> general_sweep(const WorldRows<Real>& rows, const SolveParams<Real>& params,
                                 Real* impulse, Real* velocity);
 // The same sweep from rows prepared for this solve (prepare_general_sweep_rows with the same
-// params): the same bits, without forming each row's c, d, 1/d and coupling again.
+// params): the same bits, without forming each row's c, d, 1/d and couplings again.
 template <class Real>
 SweepResult<Real>
 general_sweep_prepared(const WorldRows<Real>& rows, const SolveParams<Real>& params,
