@@ -105,16 +105,27 @@ inline RowError<Real> dense_row_error(const Real* a, const Real* rhs, uint32_t m
     return {(sum0 + sum2) + (sum1 + sum3), rhs[i]};
 }
 
-// One sweep on A. A single row reads its c, d and 1/d from its SweepRow (prepare_sweep_rows, as
-// the general sweep does: the same values update_rows would form) rather than dividing again
-// every sweep; a cone pair takes update_rows.
+// The update of single row i on the dense path, from its SweepRow (prepare_sweep_rows: the same
+// c, d and 1/d update_rows would form). Returns the step.
+template <class Real>
+inline Real dense_single_row_update(const SweepRow<Real>& row, uint32_t i, RowError<Real> error,
+                                    Real* impulse, SweepResult<Real>& result) {
+    const Real normal_impulse = impulse_of_normal_row(row.normal_row, impulse);
+    return update_single_row(error, impulse, i, row.regularization, row.denominator, row.inverse,
+                             row.kind, row.lower, row.upper, row.friction, normal_impulse, result);
+}
+
+// One sweep on A. A single row reads its c, d and 1/d from its SweepRow rather than dividing
+// again every sweep; a cone pair takes update_rows.
 //
-// Like the CPU's general sweep it runs one row behind (row_kernels.inc): a single row after a
-// single row takes its error on `lagged`, the impulses with row i - 1's still at its value
-// before this sweep's update, and adds A_i,i-1 times that row's step, which is the same number in
-// exact arithmetic. So the row's sums need not wait for the row just before, only a multiply and
-// an add do. impulse itself is written at once (a friction row reads its normal row's live
-// impulse); lagged catches up after the next row has read it. lagged is m values of scratch.
+// Like the CPU's general sweep it runs one group behind (row_kernels.inc), a group being a single
+// row or a cone pair: a row takes its error on `lagged`, the impulses with the previous group's
+// still at their values before this sweep's update, and adds A_i,g times each of that group's
+// steps, which is the same number in exact arithmetic. So the row's sums need not wait for the
+// group just before, only a multiply and an add per step do. A pair's steps are held so only for
+// a single row after it (as in the general sweep); before another pair they go into lagged at
+// once. impulse itself is written at once (a friction row reads its normal row's live impulse);
+// lagged catches up after the next group has read it. lagged is m values of scratch.
 template <class Real>
 inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a, const Real* rhs,
                                      const SolveParams<Real>& params,
@@ -125,30 +136,42 @@ inline SweepResult<Real> dense_sweep(const WorldRows<Real>& rows, const Real* a,
     bool held = false; // row i - 1's new impulse is not yet in lagged; its step is held_step
     Real held_step = 0;
     for (uint32_t i = 0; i < m;) {
-        if (rows.kind[i] == STEEL_ROW_FRICTION_CONE) {
-            if (held) lagged[i - 1] = impulse[i - 1];
-            held = false;
-            const RowError<Real> error0 = dense_row_error(a, rhs, m, i, lagged);
-            const RowError<Real> error1 = dense_row_error(a, rhs, m, i + 1, lagged);
-            Real step[2];
-            update_rows(rows, i, params, error0, error1, impulse, step, result);
-            lagged[i] = impulse[i];
-            lagged[i + 1] = impulse[i + 1];
-            i += 2;
-            continue;
+        // A run of single rows, in a loop of its own (as in the general sweep).
+        for (; i < m && rows.kind[i] != STEEL_ROW_FRICTION_CONE; ++i) {
+            RowError<Real> error = dense_row_error(a, rhs, m, i, lagged);
+            if (held) {
+                error.rate += a[size_t(i) * stride + i - 1] * held_step;
+                lagged[i - 1] = impulse[i - 1];
+            }
+            held_step = dense_single_row_update(prepared[i], i, error, impulse, result);
+            held = true;
         }
-        RowError<Real> error = dense_row_error(a, rhs, m, i, lagged);
+        if (i == m) break;
+        // The cone pair at i and i + 1, then the single row after it, if there is one.
+        RowError<Real> error0 = dense_row_error(a, rhs, m, i, lagged);
+        RowError<Real> error1 = dense_row_error(a, rhs, m, i + 1, lagged);
         if (held) {
-            error.rate += a[size_t(i) * stride + i - 1] * held_step;
+            error0.rate += a[size_t(i) * stride + i - 1] * held_step;
+            error1.rate += a[size_t(i + 1) * stride + i - 1] * held_step;
+            lagged[i - 1] = impulse[i - 1];
+            held = false;
+        }
+        Real step[2] = {0, 0}; // both written: a pair is two rows
+        update_rows(rows, i, params, error0, error1, impulse, step, result);
+        i += 2;
+        if (i < m && rows.kind[i] != STEEL_ROW_FRICTION_CONE) {
+            RowError<Real> error = dense_row_error(a, rhs, m, i, lagged);
+            error.rate += a[size_t(i) * stride + i - 2] * step[0];
+            error.rate += a[size_t(i) * stride + i - 1] * step[1];
+            lagged[i - 2] = impulse[i - 2];
+            lagged[i - 1] = impulse[i - 1];
+            held_step = dense_single_row_update(prepared[i], i, error, impulse, result);
+            held = true;
+            ++i;
+        } else {
+            lagged[i - 2] = impulse[i - 2];
             lagged[i - 1] = impulse[i - 1];
         }
-        const SweepRow<Real>& row = prepared[i];
-        const Real normal_impulse = impulse_of_normal_row(row.normal_row, impulse);
-        held_step =
-            update_single_row(error, impulse, i, row.regularization, row.denominator, row.inverse,
-                              row.kind, row.lower, row.upper, row.friction, normal_impulse, result);
-        held = true;
-        ++i;
     }
     if (held) lagged[m - 1] = impulse[m - 1];
     return result;
