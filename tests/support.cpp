@@ -90,6 +90,35 @@ double max_abs(const std::vector<double>& values) {
     return most;
 }
 
+void make_cone_pairs(scenes::RowsBuilder& builder, uint64_t row0, uint32_t row_count,
+                     std::mt19937_64& rng, uint32_t regularize_one_in) {
+    int32_t normal = -1;
+    for (uint32_t i = 0; i < row_count; ++i) {
+        const uint64_t r = row0 + i;
+        if (builder.kind[r] == STEEL_ROW_CONTACT_NORMAL) {
+            normal = int32_t(i);
+            continue;
+        }
+        // Two tangent rows of one value each could be parallel: a singular pair.
+        const auto values = [&](uint64_t k) {
+            return builder.block_length[2 * k] + builder.block_length[2 * k + 1];
+        };
+        const bool pair_fits = i + 1 < row_count &&
+                               builder.kind[r + 1] != STEEL_ROW_CONTACT_NORMAL && values(r) >= 2 &&
+                               values(r + 1) >= 2;
+        if (normal >= 0 && pair_fits && rng() % 3 == 0) {
+            for (uint64_t k : {r, r + 1}) {
+                builder.kind[k] = STEEL_ROW_FRICTION_CONE;
+                builder.normal_row[k] = normal;
+                builder.friction[k] = 0.6;
+            }
+            ++i;
+        } else if (regularize_one_in > 0 && rng() % regularize_one_in == 0) {
+            builder.regularization[r] = 0.05;
+        }
+    }
+}
+
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
     REQUIRE(a.size() == b.size());
     double most = 0;

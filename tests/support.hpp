@@ -8,6 +8,7 @@
 #include <steel/steel.h>
 
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,13 @@ void check_path_taken(const Solved& solved, int32_t path);
 // STEEL_TEST_REQUIRE_ISAS (scripts/test.sh fills it from /proc/cpuinfo's flags) says this machine
 // has it, a message otherwise.
 void report_undetected_isa(const char* name);
+
+// Turns some rows of the world whose rows start at row0 into FRICTION_CONE pairs: about one in
+// three places where two consecutive rows follow a contact normal (each of at least 2 values, so
+// the pair is not singular) become a pair on that normal, friction 0.6. With regularize_one_in
+// = k > 0, about one in k of the other rows gets regularization 0.05.
+void make_cone_pairs(scenes::RowsBuilder& builder, uint64_t row0, uint32_t row_count,
+                     std::mt19937_64& rng, uint32_t regularize_one_in);
 
 double max_abs(const std::vector<double>& values);
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);

@@ -67,31 +67,7 @@ scenes::RowsBuilder random_worlds(uint64_t seed, uint32_t worlds, uint32_t max_d
         spec.row_count = 1 + uint32_t(rng() % 24);
         const uint64_t row0 = builder.total_rows();
         scenes::add_random_world(builder, rng, spec);
-        int32_t normal = -1;
-        for (uint32_t i = 0; i < spec.row_count; ++i) {
-            const uint64_t r = row0 + i;
-            if (builder.kind[r] == STEEL_ROW_CONTACT_NORMAL) {
-                normal = int32_t(i);
-                continue;
-            }
-            // Two tangent rows of one value each could be parallel: a singular pair.
-            const auto values = [&](uint64_t k) {
-                return builder.block_length[2 * k] + builder.block_length[2 * k + 1];
-            };
-            const bool pair_fits = i + 1 < spec.row_count &&
-                                   builder.kind[r + 1] != STEEL_ROW_CONTACT_NORMAL &&
-                                   values(r) >= 2 && values(r + 1) >= 2;
-            if (normal >= 0 && pair_fits && rng() % 3 == 0) {
-                for (uint64_t k : {r, r + 1}) {
-                    builder.kind[k] = STEEL_ROW_FRICTION_CONE;
-                    builder.normal_row[k] = normal;
-                    builder.friction[k] = 0.6;
-                }
-                ++i;
-            } else if (rng() % 5 == 0) {
-                builder.regularization[r] = 0.05;
-            }
-        }
+        test::make_cone_pairs(builder, row0, spec.row_count, rng, 5);
     }
     return builder;
 }
