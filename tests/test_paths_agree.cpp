@@ -102,11 +102,10 @@ std::vector<double> reference_pgs(const scenes::RowsBuilder& b, uint32_t sweeps)
     return lambda;
 }
 
-} // namespace
-
-TEST_CASE("dense and matrix-free paths agree to 1e-12 relative after every sweep in float64") {
-    const scenes::RowsBuilder builder = random_batch(42, 64);
-    for (uint32_t sweeps = 1; sweeps <= 40; ++sweeps) {
+// Solves the builder's worlds on each path for 1 to max_sweeps sweeps (in float64) and holds both
+// to reference_pgs, and to each other, within 1e-12 relative after every sweep count.
+void check_paths_match_reference(const scenes::RowsBuilder& builder, uint32_t max_sweeps) {
+    for (uint32_t sweeps = 1; sweeps <= max_sweeps; ++sweeps) {
         test::SolveSetup setup;
         setup.iterations = sweeps;
         setup.path = STEEL_PATH_GENERAL;
@@ -120,11 +119,18 @@ TEST_CASE("dense and matrix-free paths agree to 1e-12 relative after every sweep
         const double scale = std::max(1.0, test::max_abs(reference));
         CHECK(test::max_abs_diff(general.impulses, dense.impulses) <= 1e-12 * scale);
         CHECK(test::max_abs_diff(general.impulses, reference) <= 1e-12 * scale);
+        CHECK(test::max_abs_diff(dense.impulses, reference) <= 1e-12 * scale);
         const double vscale = std::max(1.0, test::max_abs(general.velocities));
         CHECK(test::max_abs_diff(general.velocities, dense.velocities) <= 1e-12 * vscale);
         for (const steel_world_stats& stats : general.stats)
             CHECK(stats.sweeps == sweeps);
     }
+}
+
+} // namespace
+
+TEST_CASE("dense and matrix-free paths agree to 1e-12 relative after every sweep in float64") {
+    check_paths_match_reference(random_batch(42, 64), 40);
 }
 
 // Both paths run one group behind (a single row or a cone pair; row_kernels.inc, dense_path.hpp):
@@ -153,23 +159,7 @@ TEST_CASE("with cone pairs, both paths agree with a block Gauss-Seidel after eve
     REQUIRE(single_after_pair > 20);
     REQUIRE(pair_after_single > 20);
     REQUIRE(pair_after_pair > 0);
-    for (uint32_t sweeps = 1; sweeps <= 30; ++sweeps) {
-        test::SolveSetup setup;
-        setup.iterations = sweeps;
-        setup.path = STEEL_PATH_GENERAL;
-        const test::Solved general = test::solve(builder, setup);
-        setup.path = STEEL_PATH_DENSE;
-        const test::Solved dense = test::solve(builder, setup);
-        const std::vector<double> reference = reference_pgs(builder, sweeps);
-        CAPTURE(sweeps);
-        test::check_path_taken(general, STEEL_PATH_GENERAL);
-        test::check_path_taken(dense, STEEL_PATH_DENSE);
-        const double scale = std::max(1.0, test::max_abs(reference));
-        CHECK(test::max_abs_diff(general.impulses, reference) <= 1e-12 * scale);
-        CHECK(test::max_abs_diff(dense.impulses, reference) <= 1e-12 * scale);
-        const double vscale = std::max(1.0, test::max_abs(general.velocities));
-        CHECK(test::max_abs_diff(general.velocities, dense.velocities) <= 1e-12 * vscale);
-    }
+    check_paths_match_reference(builder, 30);
 }
 
 TEST_CASE("dense and matrix-free paths agree to float32 rounding after every sweep in float32") {
