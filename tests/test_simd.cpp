@@ -205,21 +205,21 @@ steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
     steel::SweepResult<Real> result;
     uint32_t held_first = 0, held_count = 0; // the previous group, its steps not yet in v
     Real held_step[2] = {0, 0};
+    const auto add_held_steps = [&] {
+        for (uint32_t g = 0; g < held_count; ++g)
+            steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
+        held_count = 0;
+    };
     for (uint32_t i = 0; i < rows.row_count;) {
         const uint32_t count = rows.kind[i] == STEEL_ROW_FRICTION_CONE ? 2 : 1;
-        if (count == 2 && held_count == 2) {
-            for (uint32_t g = 0; g < held_count; ++g)
-                steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
-            held_count = 0;
-        }
+        if (count == 2 && held_count == 2) add_held_steps();
         Real rate[2] = {0, 0};
         for (uint32_t k = 0; k < count; ++k) {
             rate[k] = canonical_dot(rows, i + k, velocity);
             for (uint32_t g = 0; g < held_count; ++g)
                 rate[k] = rate[k] + steel::dense_entry(rows, i + k, held_first + g) * held_step[g];
         }
-        for (uint32_t g = 0; g < held_count; ++g)
-            steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
+        add_held_steps();
         const steel::RowError<Real> error0{rate[0], rows.bias[i]};
         const steel::RowError<Real> error1 = count == 2
                                                  ? steel::RowError<Real>{rate[1], rows.bias[i + 1]}
@@ -230,8 +230,7 @@ steel::SweepResult<Real> canonical_sweep(const steel::WorldRows<Real>& rows,
         held_count = count;
         i += count;
     }
-    for (uint32_t g = 0; g < held_count; ++g)
-        steel::row_axpy(rows, held_first + g, rows.response, held_step[g], velocity);
+    add_held_steps();
     return result;
 }
 
