@@ -2,6 +2,8 @@
 // sweeps' dot products.
 #pragma once
 
+#include <type_traits>
+
 namespace steel {
 
 // sum += term, then an empty asm that pins sum to a vector register. The compiler can then
@@ -13,6 +15,17 @@ namespace steel {
 template <class Real> inline void add_in_register(Real& sum, Real term) {
     sum += term;
 #if defined(__x86_64__) || defined(__i386__)
+#if defined(__clang__)
+    // Clang will not give an 8-byte vector (a pair of floats) an "x" register (it classes such
+    // vectors with MMX): the pair's bits are pinned as one double instead, which GCC needs not.
+    if constexpr (sizeof(Real) == sizeof(double) && !std::is_floating_point_v<Real>) {
+        double bits;
+        __builtin_memcpy(&bits, &sum, sizeof(bits));
+        __asm__("" : "+x"(bits));
+        __builtin_memcpy(&sum, &bits, sizeof(bits));
+        return;
+    }
+#endif
     __asm__("" : "+x"(sum));
 #endif
 }

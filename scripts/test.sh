@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Checks that every source is formatted by .clang-format (scripts/format.sh --check), then builds
-# Steel and runs every test twice, and the doctest suite a third time:
+# Steel and runs every test twice, the doctest suite a third time, and compiles the library with
+# clang:
 #   1. a Release build in build/ (library, tests, benchmarks, examples), then ctest;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/, then ctest;
 #   3. a ThreadSanitizer build of the library and steel_tests in build-tsan/, then steel_tests:
 #      the worker pool's races, and in the emulated-GPU cases the lanes of a warp that touch the
 #      same memory with no __syncwarp between (docs/cuda.md). Left out: the two tests of the
 #      emulation's run orders, which TSan does not need and which deliberately race.
+#   4. a clang build of the library in build-clang/, warnings as errors: the fuzzers' compiler
+#      (fuzz/README.md), which rejects some code GCC takes (inline asm constraints, for one).
 # Installs missing Debian packages first. Exits non-zero on the first failure.
 #
 # The bindings and examples run in both builds. A test whose compiler or tool is missing (mcs and
@@ -19,7 +22,7 @@
 #   bash scripts/test.sh                  # from anywhere; this is also what CI runs (.ci/run)
 #
 # Environment: STEEL_BUILD_DIR (default build), STEEL_ASAN_BUILD_DIR (default build-asan),
-# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_JOBS (parallel build jobs and test processes;
+# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_CLANG_BUILD_DIR (default build-clang), STEEL_JOBS (parallel build jobs and test processes;
 # default: one per processor, at most one per 2 GiB of available memory).
 set -euo pipefail
 
@@ -27,6 +30,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir="${STEEL_BUILD_DIR:-build}"
 asan_dir="${STEEL_ASAN_BUILD_DIR:-build-asan}"
 tsan_dir="${STEEL_TSAN_BUILD_DIR:-build-tsan}"
+clang_dir="${STEEL_CLANG_BUILD_DIR:-build-clang}"
 # One job per processor, but no more than one per 2 GiB of available memory: the sanitized
 # builds' largest translation units take over 1 GiB of compiler memory each.
 default_jobs() {
@@ -63,9 +67,9 @@ run_ctest() {
 # interpreter; mono-mcs and mono-runtime build and run the C# example; gnuplot-nox draws the Lua
 # experiments' PNGs. cargo is not a Debian package here: the Rust example uses the machine's
 # (rustup's, found on PATH or in ~/.cargo/bin) and its tests report SKIP where there is none.
-# clang-format-14 checks the formatting.
+# clang-format-14 checks the formatting; clang-14 compiles the library a second time.
 ensure_packages cmake g++ make doctest-dev pkg-config binutils flatbuffers-compiler libflatbuffers-dev \
-    liblua5.4-dev lua5.4 mono-mcs mono-runtime gnuplot-nox clang-format-14
+    liblua5.4-dev lua5.4 mono-mcs mono-runtime gnuplot-nox clang-format-14 clang-14
 
 # The SIMD widths this machine has, from the kernel's view of the processor: the tests that
 # compare the widths fail, instead of skipping, one the library does not detect (tests/support.hpp).
@@ -77,14 +81,14 @@ export STEEL_TEST_REQUIRE_ISAS="${STEEL_TEST_REQUIRE_ISAS-$isas}"
 echo "== Formatting (scripts/format.sh --check)"
 bash scripts/format.sh --check
 
-echo "== [1/3] Release build in $build_dir"
+echo "== [1/4] Release build in $build_dir"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSTEEL_SANITIZE=OFF \
     -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=ON -DSTEEL_BUILD_EXAMPLES=ON
 # Everything, the benchmarks included, so they keep compiling.
 cmake --build "$build_dir" -j "$jobs"
 run_ctest "$build_dir"
 
-echo "== [2/3] AddressSanitizer + UndefinedBehaviorSanitizer build in $asan_dir"
+echo "== [2/4] AddressSanitizer + UndefinedBehaviorSanitizer build in $asan_dir"
 cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEEL_SANITIZE=ON \
     -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=OFF -DSTEEL_BUILD_EXAMPLES=ON
 cmake --build "$asan_dir" -j "$jobs"
@@ -92,11 +96,17 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 run_ctest "$asan_dir"
 
-echo "== [3/3] ThreadSanitizer build in $tsan_dir (libsteel and steel_tests)"
+echo "== [3/4] ThreadSanitizer build in $tsan_dir (libsteel and steel_tests)"
 cmake -S . -B "$tsan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEEL_SANITIZE_THREAD=ON -DSTEEL_CUDA=OFF \
     -DSTEEL_BUILD_TESTS=ON -DSTEEL_BUILD_BENCH=OFF -DSTEEL_BUILD_EXAMPLES=OFF -DSTEEL_BUILD_LUA=OFF
 cmake --build "$tsan_dir" -j "$jobs" --target steel_tests
 TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}" \
     "$tsan_dir/tests/steel_tests" --test-case-exclude='Emulated CUDA kernels give the same bits*,simt: running a launch in two opposite orders*'
 
-echo "== all tests passed (Release, ASan+UBSan and ThreadSanitizer)"
+echo "== [4/4] clang build of libsteel in $clang_dir (warnings are errors)"
+cmake -S . -B "$clang_dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-14 \
+    -DCMAKE_CXX_COMPILER=clang++-14 -DSTEEL_CUDA=OFF -DSTEEL_BUILD_TESTS=OFF -DSTEEL_BUILD_BENCH=OFF \
+    -DSTEEL_BUILD_EXAMPLES=OFF -DSTEEL_BUILD_LUA=OFF
+cmake --build "$clang_dir" -j "$jobs" --target steel
+
+echo "== all tests passed (Release, ASan+UBSan and ThreadSanitizer; the library builds with clang)"
