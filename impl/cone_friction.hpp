@@ -31,52 +31,50 @@ template <class Real> struct ConeStep {
 // it stops on its own when a step no longer moves nu. The cap only bounds a pathological input.
 constexpr int kConeNewtonSteps = 32;
 
-// (B)^-1 p for B = A_tt + nu I, by its 2x2 adjugate.
-template <class Real> struct ConeSolve {
-    Real x0;
-    Real x1;
-};
-
-template <class Real>
-STEEL_HOST_DEVICE inline ConeSolve<Real> cone_shifted_solve(Real a00, Real a01, Real a10, Real a11,
-                                                            Real nu, Real p0, Real p1) {
-    const Real b00 = a00 + nu, b11 = a11 + nu;
-    const Real det = b00 * b11 - a01 * a10;
-    return {(b11 * p0 - a01 * p1) / det, (b00 * p1 - a10 * p0) / det};
-}
-
+// The step is on the sweep's chain (the next row waits for it), so it divides as little as it
+// can. The unconstrained step multiplies by 1/det(A_tt), which depends on the block alone and is
+// worked out beside the rates. On the edge, Newton runs on v = adj(B) p / det(A_tt), with
+// B = A_tt + nu I and p = A_tt lambda - w: v = x ratio, where ratio = det(B) / det(A_tt), so v
+// needs no division and keeps the size of an impulse (float32's range is not strained); each
+// step divides once, and the result, v scaled onto the disk's edge, once more. Before, each
+// Newton step divided seven times ("The cone's step" in bench/RESULTS.md).
 template <class Real>
 STEEL_HOST_DEVICE inline ConeStep<Real>
 cone_block_update(Real error0, Real error1, Real impulse0, Real impulse1, Real a00, Real a01,
                   Real a10, Real a11, Real friction, Real normal_impulse) {
-    const Real det = a00 * a11 - a01 * a10;
-    Real x0 = impulse0 - (a11 * error0 - a01 * error1) / det;
-    Real x1 = impulse1 - (a00 * error1 - a10 * error0) / det;
+    const Real det = a00 * a11 - a01 * a10; // > 0: the upload refuses a block that is not
+    const Real inverse_det = Real(1) / det;
+    const Real x0 = impulse0 - (a11 * error0 - a01 * error1) * inverse_det;
+    const Real x1 = impulse1 - (a00 * error1 - a10 * error0) * inverse_det;
     Real radius = friction * normal_impulse;
     if (radius < 0) radius = 0;
-    Real norm = std::sqrt(x0 * x0 + x1 * x1);
+    const Real norm = std::sqrt(x0 * x0 + x1 * x1);
     if (!(norm > radius)) return {x0, x1}; // inside the disk, or NaN (which stays visible)
     if (!(radius > 0)) return {Real(0), Real(0)};
 
     const Real p0 = a00 * impulse0 + a01 * impulse1 - error0; // A_tt lambda - w
     const Real p1 = a10 * impulse0 + a11 * impulse1 - error1;
-    Real nu = 0;
+    const Real inverse_radius = Real(1) / radius;
+    Real nu = 0, ratio = 1, v0 = x0, v1 = x1, v_norm = norm; // at nu = 0, v = x
     for (int k = 0; k < kConeNewtonSteps; ++k) {
-        // phi'(nu) = x^T (A_tt + nu I)^-1 x / |x|^3
-        const ConeSolve<Real> y = cone_shifted_solve(a00, a01, a10, a11, nu, x0, x1);
-        const Real slope = (x0 * y.x0 + x1 * y.x1) / (norm * norm * norm);
-        const Real next = nu + (Real(1) / radius - Real(1) / norm) / slope;
+        // With x = v / ratio: phi'(nu) = x^T B^-1 x / |x|^3, and the Newton step
+        // (1/r - 1/|x|) / phi'(nu) = |v|^2 / (v^T adj(B) v) (|v| / r - ratio) det(A_tt).
+        const Real b00 = a00 + nu, b11 = a11 + nu;
+        const Real quadratic = v0 * (b11 * v0 - a01 * v1) + v1 * (b00 * v1 - a10 * v0);
+        const Real next =
+            nu + v_norm * v_norm / quadratic * (v_norm * inverse_radius - ratio) * det;
         if (!(next > nu)) break; // converged to rounding (or a NaN, which the caller will see)
         nu = next;
-        const ConeSolve<Real> x = cone_shifted_solve(a00, a01, a10, a11, nu, p0, p1);
-        x0 = x.x0;
-        x1 = x.x1;
-        norm = std::sqrt(x0 * x0 + x1 * x1);
-        if (!(norm > radius)) break;
+        const Real c00 = a00 + nu, c11 = a11 + nu;
+        ratio = (c00 * c11 - a01 * a10) * inverse_det;
+        v0 = (c11 * p0 - a01 * p1) * inverse_det;
+        v1 = (c00 * p1 - a10 * p0) * inverse_det;
+        v_norm = std::sqrt(v0 * v0 + v1 * v1);
+        if (!(v_norm > radius * ratio)) break; // |x| <= r
     }
     // Onto the edge exactly: Newton leaves |x| a few roundings from r, on either side.
-    const Real scale = norm > 0 ? radius / norm : Real(0);
-    return {x0 * scale, x1 * scale};
+    const Real scale = v_norm > 0 ? radius / v_norm : Real(0);
+    return {v0 * scale, v1 * scale};
 }
 
 } // namespace steel
