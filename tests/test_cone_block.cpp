@@ -76,8 +76,8 @@ template <class Real> void check_against_bisection(double decades, double tolera
     for (int trial = 0; trial < 20000; ++trial) {
         Block b = random_block(random, decades);
         // The block as Real holds it, so that both sides solve the same problem.
-        for (long double* value : {&b.a00, &b.a01, &b.a11, &b.impulse0, &b.impulse1, &b.error0,
-                                   &b.error1, &b.radius})
+        for (long double* value :
+             {&b.a00, &b.a01, &b.a11, &b.impulse0, &b.impulse1, &b.error0, &b.error1, &b.radius})
             *value = Real(*value);
         const steel::ConeStep<Real> step = steel::cone_block_update<Real>(
             Real(b.error0), Real(b.error1), Real(b.impulse0), Real(b.impulse1), Real(b.a00),
