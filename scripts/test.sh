@@ -22,8 +22,9 @@
 #   bash scripts/test.sh                  # from anywhere; this is also what CI runs (.ci/run)
 #
 # Environment: STEEL_BUILD_DIR (default build), STEEL_ASAN_BUILD_DIR (default build-asan),
-# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_CLANG_BUILD_DIR (default build-clang), STEEL_JOBS (parallel build jobs and test processes;
-# default: one per processor, at most one per 2 GiB of available memory).
+# STEEL_TSAN_BUILD_DIR (default build-tsan), STEEL_CLANG_BUILD_DIR (default build-clang),
+# STEEL_JOBS (parallel build jobs and test processes; default: one per processor, at most one per
+# 2 GiB of available memory).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -7,8 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <random>
 
 namespace {
