@@ -1,8 +1,8 @@
 // bench_cuda: the CUDA backend beside the CPU backend on the same batches of many copies of one
 // world (docs/cuda.md, bench/RESULTS.md "bench_cuda").
 //
-//   bench_cuda [--quick] [--iterations N] [--min-copies N] [--max-copies N] [--pile N]
-//              [--only WORLD] [--gpu-only]
+//   bench_cuda [--quick] [--iterations N] [--min-copies N] [--max-copies N] [--copies N,N,...]
+//              [--pile N] [--only WORLD] [--gpu-only]
 //
 // Worlds (one template world, copied):
 //   stack8  the 1D stack of rows_scenes.hpp (add_stack_world, height 8): n = m = 8, 1 value a row,
@@ -23,7 +23,8 @@
 // built under __launch_bounds__(128, 4) (STEEL_CUDA_PROPAGATION_KERNEL=bounded).
 // Every solve: path AUTO, warm start on (the default), tolerance 0, N sweeps (20).
 // Copies: 1,024, 16,384 and 65,536 of each world (--max-copies leaves out the bigger ones,
-// --min-copies the smaller; --quick stops /c at 16,384). --gpu-only leaves out the CPU backend
+// --min-copies the smaller; --quick stops /c at 16,384; --copies replaces the three counts, to
+// find where two kernels cross over). --gpu-only leaves out the CPU backend
 // (for a profiler run: scripts/gpu_check.sh).
 //
 // Per (world, copies, where, precision): ms per solve, worlds x sweeps per second, row updates
@@ -304,12 +305,29 @@ std::string cuda_version(int version) {
     return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
+// "N,N,...": the batch sizes of --copies, each from 1 to 2^20.
+bool parse_copies(const char* text, std::vector<uint32_t>& counts) {
+    std::vector<uint32_t> parsed;
+    for (const char* at = text;;) {
+        char* end = nullptr;
+        const unsigned long count = std::strtoul(at, &end, 10);
+        if (end == at || count == 0 || count > (1u << 20)) return false;
+        parsed.push_back(uint32_t(count));
+        if (*end == '\0') break;
+        if (*end != ',') return false;
+        at = end + 1;
+    }
+    counts = parsed;
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     bool quick = false, gpu_only = false;
     uint32_t iterations = 20, min_copies = 0, max_copies = 65536, pile = 8;
     std::string only; // one world's name, or all
+    std::vector<uint32_t> counts{1024u, 16384u, 65536u};
     for (int k = 1; k < argc; ++k) {
         const bool has_value = k + 1 < argc;
         if (std::strcmp(argv[k], "--quick") == 0)
@@ -326,9 +344,18 @@ int main(int argc, char** argv) {
             pile = uint32_t(std::atoi(argv[++k]));
         else if (std::strcmp(argv[k], "--only") == 0 && has_value)
             only = argv[++k];
-        else {
+        else if (std::strcmp(argv[k], "--copies") == 0 && has_value) {
+            if (!parse_copies(argv[++k], counts)) {
+                std::fprintf(stderr,
+                             "bench_cuda: --copies takes counts from 1 to 1048576 "
+                             "separated by commas, not \"%s\"\n",
+                             argv[k]);
+                return 2;
+            }
+        } else {
             std::fprintf(stderr, "usage: bench_cuda [--quick] [--iterations N] [--min-copies N] "
-                                 "[--max-copies N] [--pile N] [--only WORLD] [--gpu-only]\n");
+                                 "[--max-copies N] [--copies N,N,...] [--pile N] [--only WORLD] "
+                                 "[--gpu-only]\n");
             return 2;
         }
     }
@@ -383,8 +410,9 @@ int main(int argc, char** argv) {
     const auto arm = [](scenes::SceneBuilder& b) { scenes::add_arm_with_box(b, 0.8, 20); };
     const auto legged = [](scenes::SceneBuilder& b) { scenes::add_legged_robot(b); };
     const auto box_pile = [pile](scenes::SceneBuilder& b) { scenes::add_box_pile(b, pile); };
-    const std::pair<const char*, const char*> bounded_general{"STEEL_CUDA_GENERAL_KERNEL",
-                                                              "bounded"},
+    // Each line names its build: the default differs by precision (docs/cuda.md).
+    const std::pair<const char*, const char*> plain_general{"STEEL_CUDA_GENERAL_KERNEL", "plain"},
+        bounded_general{"STEEL_CUDA_GENERAL_KERNEL", "bounded"},
         bounded_propagation{"STEEL_CUDA_PROPAGATION_KERNEL", "bounded"},
         thread_layout{"STEEL_CUDA_SERIAL_LAYOUT", "thread"},
         warp_layout{"STEEL_CUDA_SERIAL_LAYOUT", "warp"};
@@ -393,13 +421,13 @@ int main(int argc, char** argv) {
     const decltype(World::kernels) warp_bounded{warp_layout, bounded_propagation},
         bounded{bounded_propagation};
     const World worlds[] = {
-        {"stack8", stack, nullptr},
+        {"stack8", stack, nullptr, immediate, serial, {plain_general}},
         {"stack8/lb", stack, nullptr, immediate, serial, {bounded_general}, false},
-        {"arm", nullptr, arm},
+        {"arm", nullptr, arm, immediate, serial, {plain_general}},
         {"arm/lb", nullptr, arm, immediate, serial, {bounded_general}, false},
-        {"legged", nullptr, legged},
+        {"legged", nullptr, legged, immediate, serial, {plain_general}},
         {"legged/lb", nullptr, legged, immediate, serial, {bounded_general}, false},
-        {pile_name, nullptr, box_pile},
+        {pile_name, nullptr, box_pile, immediate, serial, {plain_general}},
         {pile_name + "/lb", nullptr, box_pile, immediate, serial, {bounded_general}, false},
         {"legged/p", nullptr, legged, propagation, serial, {thread_layout}},
         {"legged/pw", nullptr, legged, propagation, serial, {warp_layout}, false},
@@ -438,7 +466,7 @@ int main(int argc, char** argv) {
                               {"gpu", STEEL_BACKEND_CUDA, STEEL_PRECISION_FLOAT64}};
     std::string no_device;
     for (size_t w = 0; w < std::size(worlds); ++w)
-        for (uint32_t copies : {1024u, 16384u, 65536u}) {
+        for (uint32_t copies : counts) {
             const World& world = worlds[w];
             if (copies < min_copies || copies > max_copies || (!only.empty() && world.name != only))
                 continue;

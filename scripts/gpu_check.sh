@@ -16,8 +16,9 @@
 #      to 16,384 under the propagation response; about 2 to 3 minutes);
 #   4. best effort, where the tools work and time is left before STEEL_GPU_DEADLINE:
 #      compute-sanitizer's memcheck, racecheck and synccheck on a few GPU tests and the example,
-#      then Nsight Compute (ncu) on one launch each of the general sweep (plain and bounded), the
-#      colored propagation kernel and the thread-per-world one; their findings are reported
+#      then Nsight Compute (ncu) on one launch each of the general sweep (plain and bounded, on
+#      the pile: the arm and the legged robot take the dense path), the dense kernel, the colored
+#      propagation kernel and the thread-per-world one; their findings are reported
 #      (sanitizer.log, ncu.log), never fail the check;
 #   5. print a compact summary (summary.log), and exit non-zero if a test failed, was skipped,
 #      timed out or was not run.
@@ -310,8 +311,9 @@ else
             "$build/bench/bench_cuda" --quick --gpu-only --only "$1" --min-copies "$2" --max-copies "$2"
     }
     {
-        profile legged 65536 general_sweep_kernel
-        profile legged/lb 65536 general_sweep_kernel_bounded
+        profile pile8 65536 general_sweep_kernel
+        profile pile8/lb 65536 general_sweep_kernel_bounded
+        profile legged 65536 dense_path_kernel
         profile pile8/c 16384 propagation_kernel
         profile legged/p 65536 propagation_thread_kernel
     } >"$log_dir/ncu.log" 2>&1
