@@ -20,6 +20,7 @@ namespace steel::testing {
 extern std::atomic<uint32_t> cuda_solves_general[2];          // plain, bounded
 extern std::atomic<uint32_t> cuda_solves_propagation_thread;  // a thread per world
 extern std::atomic<uint32_t> cuda_solves_propagation_warp[2]; // a warp per world: plain, bounded
+extern std::atomic<uint32_t> cuda_serial_wave_worlds; // one wave of the warp kernel, in worlds
 } // namespace steel::testing
 
 using cuda_test::check_close;
@@ -421,6 +422,102 @@ TEST_CASE("GPU propagation solve equals the CPU's bit for bit through trees, ser
     const steel_scene_desc desc = builder.desc();
     for (int32_t mode : {STEEL_SOLVE_SERIAL, STEEL_SOLVE_COLORED})
         check_propagation_on_gpu(desc, mode);
+}
+
+namespace {
+
+void unset_kernel_variables() {
+    for (const char* variable :
+         {"STEEL_CUDA_SERIAL_LAYOUT", "STEEL_CUDA_GENERAL_KERNEL", "STEEL_CUDA_PROPAGATION_KERNEL"})
+        unsetenv(variable);
+}
+
+// Solves `worlds` legged robots with the propagation response's serial sweeps, no STEEL_CUDA_*
+// variable set, on the GPU and the CPU; holds the two to the same bits and returns whether the
+// GPU's solve ran a warp per world (else a thread per world; exactly one of the two ran).
+bool default_layout_is_warp(uint32_t worlds, int32_t precision) {
+    scenes::SceneBuilder builder;
+    for (uint32_t world = 0; world < worlds; ++world) {
+        builder.begin_world();
+        scenes::add_legged_robot(builder);
+    }
+    const steel_scene_desc desc = builder.desc();
+    const steel_solve_options options = propagation_options(10, STEEL_SOLVE_SERIAL);
+    const auto solve_on = [&](int32_t backend) {
+        const steel_batch batch = cuda_test::create(worlds, backend, precision);
+        REQUIRE_OK(steel_batch_set_options(batch, &options));
+        REQUIRE_OK(steel_batch_upload_scene(batch, &desc));
+        REQUIRE_OK(steel_batch_solve(batch));
+        test::Solved solved = test::read_all(batch);
+        REQUIRE_OK(steel_batch_destroy(batch));
+        return solved;
+    };
+    const uint32_t threads_before = steel::testing::cuda_solves_propagation_thread.load(),
+                   warps_before = steel::testing::cuda_solves_propagation_warp[0].load();
+    const test::Solved gpu = solve_on(STEEL_BACKEND_CUDA), cpu = solve_on(STEEL_BACKEND_CPU);
+    const bool thread = steel::testing::cuda_solves_propagation_thread.load() != threads_before,
+               warp = steel::testing::cuda_solves_propagation_warp[0].load() != warps_before;
+    CAPTURE(worlds);
+    CHECK(thread != warp);
+    REQUIRE(gpu.impulses.size() == cpu.impulses.size());
+    CHECK(test::max_abs(cpu.impulses) > 0);
+    CHECK(std::memcmp(gpu.impulses.data(), cpu.impulses.data(),
+                      cpu.impulses.size() * sizeof(double)) == 0);
+    return warp;
+}
+
+} // namespace
+
+TEST_CASE("by default the serial propagation sweeps run a warp per world while the batch fits in "
+          "one wave of the warp kernel, and a thread per world beyond") {
+    unset_kernel_variables();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+        CAPTURE(precision);
+        // The first solve asks the occupancy API for the wave (the kernel's registers differ
+        // between the precisions).
+        steel::testing::cuda_serial_wave_worlds.store(0);
+        CHECK(default_layout_is_warp(2, precision));
+        const uint32_t wave = steel::testing::cuda_serial_wave_worlds.load();
+        CAPTURE(wave);
+#if defined(STEEL_EMULATED_CUDA)
+        // Two resident blocks of four warps on the emulated device's one multiprocessor.
+        CHECK(wave == 8);
+#else
+        CHECK(wave >= 4); // at least one block of four warps
+#endif
+        CHECK(default_layout_is_warp(wave, precision));
+        CHECK_FALSE(default_layout_is_warp(wave + 1, precision));
+    }
+#if defined(STEEL_EMULATED_CUDA)
+    // The wave follows the occupancy API's answer, not a constant.
+    fake_cuda::set_resident_blocks(3);
+    CHECK(default_layout_is_warp(12, STEEL_PRECISION_FLOAT64));
+    CHECK(steel::testing::cuda_serial_wave_worlds.load() == 12);
+    CHECK_FALSE(default_layout_is_warp(13, STEEL_PRECISION_FLOAT64));
+    fake_cuda::set_resident_blocks(2);
+#endif
+}
+
+TEST_CASE("by default the general sweep runs its bounded build in float64 and its plain one in "
+          "float32") {
+    unset_kernel_variables();
+    const scenes::RowsBuilder rows = random_batch(31, 64);
+    const steel_rows_desc rows_desc = rows.desc();
+    for (int32_t precision : {STEEL_PRECISION_FLOAT64, STEEL_PRECISION_FLOAT32}) {
+        CAPTURE(precision);
+        const steel_batch batch =
+            cuda_test::create(rows.world_count(), STEEL_BACKEND_CUDA, precision);
+        const steel_solve_options options = options_with(20, STEEL_PATH_GENERAL);
+        REQUIRE_OK(steel_batch_set_options(batch, &options));
+        REQUIRE_OK(steel_batch_upload_rows(batch, &rows_desc));
+        const uint32_t plain_before = steel::testing::cuda_solves_general[0].load(),
+                       bounded_before = steel::testing::cuda_solves_general[1].load();
+        REQUIRE_OK(steel_batch_solve(batch));
+        const bool float64 = precision == STEEL_PRECISION_FLOAT64;
+        CHECK(steel::testing::cuda_solves_general[1].load() == bounded_before + (float64 ? 1 : 0));
+        CHECK(steel::testing::cuda_solves_general[0].load() == plain_before + (float64 ? 0 : 1));
+        REQUIRE_OK(steel_batch_destroy(batch));
+    }
 }
 
 #if defined(STEEL_EMULATED_CUDA)

@@ -20,9 +20,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -33,6 +35,9 @@ namespace steel::testing {
 std::atomic<uint32_t> cuda_solves_general[2]{};          // [KernelBuild]: plain, bounded
 std::atomic<uint32_t> cuda_solves_propagation_thread{0}; // propagation_thread_kernel
 std::atomic<uint32_t> cuda_solves_propagation_warp[2]{}; // [KernelBuild]: plain, bounded
+// The worlds one wave of the warp-per-world propagation kernel holds, as the last serial
+// propagation solve whose layout was not set by the environment found it.
+std::atomic<uint32_t> cuda_serial_wave_worlds{0};
 } // namespace steel::testing
 
 namespace steel::cuda {
@@ -48,6 +53,10 @@ template <class Real> struct DeviceState {
     // The propagation response's trees and the colored solve's packs, once a solve asked.
     DevicePropagation<Real> propagation;
     DeviceColored<Real> colored;
+    // One wave of the warp-per-world propagation kernel, in worlds, for the shared bytes it was
+    // found with (the layout's default asks for it each serial propagation solve).
+    size_t wave_shared_bytes = SIZE_MAX;
+    uint32_t wave_worlds = 0;
     bool propagation_mirrored = false; // `propagation` holds the current rows' set
     bool colored_mirrored = false;     // `colored` holds the current rows' plan
     bool values_updated = false;       // a device values update since the last upload
@@ -133,8 +142,17 @@ struct EnqueuedWork {
     cudaEvent_t done = nullptr;
 };
 
+// The kernels asked for through the environment when the batch was made; unset, a solve takes
+// the measured default (kernels_for_solve).
+struct KernelRequest {
+    std::optional<SerialLayout> serial_layout;
+    std::optional<KernelBuild> general;
+    KernelBuild propagation = KernelBuild::plain;
+};
+
 struct DeviceBatch {
     int device = 0;
+    int multiprocessors = 1;       // the device's, for the size of a wave
     cudaStream_t stream = nullptr; // the batch's own, for synchronous calls
     std::variant<DeviceState<float>, DeviceState<double>> state;
     // Values updates, asynchronous solves and device reads not yet waited for, one entry a
@@ -150,8 +168,8 @@ struct DeviceBatch {
     bool graph_captured = false;
     bool graph_updates_values = false;
     bool graph_solves = false;
-    // Which kernels run, from the environment when the batch was created (KernelChoice).
-    KernelChoice kernels;
+    // Which kernels run, as the environment asked when the batch was created.
+    KernelRequest kernels;
 
     ~DeviceBatch() {
         for (const EnqueuedWork& work : enqueued)
@@ -248,37 +266,38 @@ template <class Real> DeviceState<Real>& device_state(DeviceBatch& device) {
     return std::get<DeviceState<Real>>(device.state);
 }
 
-// Which of two kernels the variable asks for: 0 for `first` (also when unset or empty), 1 for
-// `second`; anything else refuses the batch, naming the variable.
-uint32_t environment_choice(const char* variable, const char* first, const char* second,
-                            const char* where) {
+// Which of two kernels the variable asks for: 0 for `first`, 1 for `second`, none when it is
+// unset or empty; anything else refuses the batch, naming the variable.
+std::optional<uint32_t> environment_choice(const char* variable, const char* first,
+                                           const char* second, const char* where) {
     const char* asked = std::getenv(variable);
-    if (!asked || !*asked || std::strcmp(asked, first) == 0) return 0;
+    if (!asked || !*asked) return std::nullopt;
+    if (std::strcmp(asked, first) == 0) return 0;
     if (std::strcmp(asked, second) == 0) return 1;
     fail(STEEL_ERROR_INVALID_ARGUMENT, format("%s: %s is \"%s\"; it takes \"%s\" or \"%s\"", where,
                                               variable, asked, first, second));
 }
 
-// Kernels built twice, both giving the same bits, so that a device can time one against the
-// other (kernel_launches.cuh, docs/cuda.md):
-// - STEEL_CUDA_SERIAL_LAYOUT=thread|warp: the propagation response's serial sweeps, a thread
-//   (the default) or a warp per world;
+// Kernels built twice, and two layouts, each pair giving the same bits; the variables override
+// the defaults, which an H200 chose (docs/cuda.md, "Which kernel runs"):
+// - STEEL_CUDA_SERIAL_LAYOUT=thread|warp: the propagation response's serial sweeps, a thread or
+//   a warp per world (default: a warp while the batch fits in one wave of the warp kernel);
 // - STEEL_CUDA_GENERAL_KERNEL=plain|bounded: the general sweep as built by default, or under
-//   __launch_bounds__(128, 4);
+//   __launch_bounds__(128, 4) (default: bounded in float64, plain in float32);
 // - STEEL_CUDA_PROPAGATION_KERNEL=plain|bounded: the same for the warp-per-world propagation
-//   kernel (the colored mode, and the serial mode laid out a warp per world).
-KernelChoice kernels_from_environment(const char* where) {
-    KernelChoice kernels;
-    kernels.serial_layout =
-        environment_choice("STEEL_CUDA_SERIAL_LAYOUT", "thread", "warp", where) == 0
-            ? SerialLayout::thread_per_world
-            : SerialLayout::warp_per_world;
-    const auto build = [&](const char* variable) {
-        return environment_choice(variable, "plain", "bounded", where) == 0 ? KernelBuild::plain
-                                                                            : KernelBuild::bounded;
+//   kernel (the colored mode, and the serial mode laid out a warp per world; default: plain).
+KernelRequest kernels_from_environment(const char* where) {
+    KernelRequest kernels;
+    if (const auto layout = environment_choice("STEEL_CUDA_SERIAL_LAYOUT", "thread", "warp", where))
+        kernels.serial_layout =
+            *layout == 0 ? SerialLayout::thread_per_world : SerialLayout::warp_per_world;
+    const auto build = [&](const char* variable) -> std::optional<KernelBuild> {
+        const auto choice = environment_choice(variable, "plain", "bounded", where);
+        if (!choice) return std::nullopt;
+        return *choice == 0 ? KernelBuild::plain : KernelBuild::bounded;
     };
     kernels.general = build("STEEL_CUDA_GENERAL_KERNEL");
-    kernels.propagation = build("STEEL_CUDA_PROPAGATION_KERNEL");
+    kernels.propagation = build("STEEL_CUDA_PROPAGATION_KERNEL").value_or(KernelBuild::plain);
     return kernels;
 }
 
@@ -511,6 +530,52 @@ void launch_solve(DeviceState<Real>& state, const steel_solve_options& options,
     state.results_on_device = true; // the caller checks the launches
 }
 
+// One wave of the warp-per-world propagation kernel, in worlds: its blocks resident on a
+// multiprocessor at once (the occupancy API, for this shape's shared bytes), times the device's
+// multiprocessors, times a block's warps. Asked again only when the shared bytes change.
+template <class Real>
+uint32_t warp_kernel_wave(const DeviceBatch& device, DeviceState<Real>& state) {
+    const size_t shared_bytes = velocity_shared_bytes<Real>(state.rows.shape);
+    if (shared_bytes == state.wave_shared_bytes) return state.wave_worlds;
+    const int threads = int(kWarpsPerBlock * kWarpSize);
+    int blocks = 0;
+    check_cuda(device.kernels.propagation == KernelBuild::bounded
+                   ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                         &blocks, propagation_kernel_bounded<Real>, threads, shared_bytes)
+                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                         &blocks, propagation_kernel<Real>, threads, shared_bytes),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor (choosing the serial layout)");
+    state.wave_shared_bytes = shared_bytes;
+    state.wave_worlds =
+        uint32_t(std::max(blocks, 0)) * uint32_t(device.multiprocessors) * kWarpsPerBlock;
+    return state.wave_worlds;
+}
+
+// The kernels a solve launches: what the environment asked for, else the defaults an H200
+// measured (bench/RESULTS.md, "The first device run"). The general sweep's bounded build was
+// 8 to 18 % faster in float64 on general worlds and level in float32. The serial propagation
+// sweeps: a warp per world runs a batch that fits in one wave in the time of one world's walks
+// (1.2 to 1.4 ms for 128 to 1,024 legged robots), twice that past it; a thread per world takes
+// about 1.9 ms for anything up to 4,096 worlds, and grows slowly after.
+template <class Real>
+KernelChoice kernels_for_solve(const DeviceBatch& device, DeviceState<Real>& state,
+                               const steel_solve_options& options) {
+    KernelChoice kernels;
+    kernels.propagation = device.kernels.propagation;
+    kernels.general = device.kernels.general.value_or(
+        std::is_same_v<Real, double> ? KernelBuild::bounded : KernelBuild::plain);
+    if (device.kernels.serial_layout) {
+        kernels.serial_layout = *device.kernels.serial_layout;
+    } else if (options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION &&
+               options.solve_mode == STEEL_SOLVE_SERIAL) {
+        const uint32_t wave = warp_kernel_wave(device, state);
+        testing::cuda_serial_wave_worlds.store(wave, std::memory_order_relaxed);
+        kernels.serial_layout = state.rows.world_count <= wave ? SerialLayout::warp_per_world
+                                                               : SerialLayout::thread_per_world;
+    }
+    return kernels;
+}
+
 // Runs body(device state, host state) with the batch's precision.
 template <class Body> void with_states(Batch& batch, Body&& body) {
     std::visit(
@@ -613,7 +678,7 @@ void solve_on_device(Batch& batch, void* stream, bool synchronous, const char* w
         ensure_rows_mirrored(device, host, batch, captured, where);
         if (batch.options.articulated_contact_response == STEEL_RESPONSE_PROPAGATION)
             prepare_propagation(device, state, host, batch, captured, where);
-        launch_solve(state, batch.options, device.kernels, on);
+        launch_solve(state, batch.options, kernels_for_solve(device, state, batch.options), on);
         if (synchronous) {
             check_cuda(cudaGetLastError(), "launching the solve kernels");
             pull_results(device, host);
@@ -635,6 +700,9 @@ void attach_backend(Batch& batch, const char* where) {
     DeviceBatchPtr device(new DeviceBatch);
     device->kernels = kernels_from_environment(where);
     device->device = find_device(where);
+    cudaDeviceProp properties{};
+    check_cuda(cudaGetDeviceProperties(&properties, device->device), where);
+    device->multiprocessors = std::max(properties.multiProcessorCount, 1);
     check_cuda(cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking), where);
     if (batch.desc.precision == STEEL_PRECISION_FLOAT32)
         device->state.emplace<DeviceState<float>>();

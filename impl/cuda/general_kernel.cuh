@@ -154,8 +154,8 @@ __global__ void general_sweep_kernel(RowsView<Real> set, DeviceSolve<Real> solve
 // keeps it within 128 registers a thread. With nvcc 13.0 (2026-12-02) that is 128 in float64
 // against the plain build's 149, so 16 warps fit an SM instead of 12, for 112 B of spill stores
 // and 152 B of loads a thread; in float32 104 against 110, no spills, and 16 warps either way.
-// Whether it is worth keeping is for a device to say: STEEL_CUDA_GENERAL_KERNEL=bounded picks
-// it (kernel_launches.cuh; docs/cuda.md, "Registers and occupancy").
+// On an H200 it was 8 to 18 % faster in float64 and level in float32, so float64 solves take it
+// (device_batch.cu, kernels_for_solve; docs/cuda.md, "Registers and occupancy").
 template <class Real>
 __global__ void __launch_bounds__(128, 4)
     general_sweep_kernel_bounded(RowsView<Real> set, DeviceSolve<Real> solve) {

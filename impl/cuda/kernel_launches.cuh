@@ -47,14 +47,19 @@ template <class Real> struct SolveOutputs {
     double* history;          // [world_count * iterations] when the history is recorded
 };
 
-// Gives each warp room for its world's v in shared memory when all of a block's fit the default
-// 48 KB (solve.velocity_in_shared); returns the launch's dynamic shared bytes (0: v stays in
-// global memory).
-template <class Real> size_t place_velocity(DeviceSolve<Real>& solve, const RowsShape& shape) {
+// A warp-per-world launch's dynamic shared bytes: room for each warp's v when all of a block's
+// fit the default 48 KB, else 0 (v stays in global memory).
+template <class Real> size_t velocity_shared_bytes(const RowsShape& shape) {
     const size_t velocity_bytes = size_t(kWarpsPerBlock) * shape.max_dofs * sizeof(Real);
-    solve.velocity_in_shared = velocity_bytes <= kDefaultSharedBytes ? 1 : 0;
+    return velocity_bytes <= kDefaultSharedBytes ? velocity_bytes : 0;
+}
+
+// Tells the kernels where v lives (solve.velocity_in_shared); returns velocity_shared_bytes.
+template <class Real> size_t place_velocity(DeviceSolve<Real>& solve, const RowsShape& shape) {
+    const size_t velocity_bytes = velocity_shared_bytes<Real>(shape);
+    solve.velocity_in_shared = velocity_bytes > 0 ? 1 : 0;
     solve.shared_per_warp = solve.velocity_in_shared ? shape.max_dofs : 0;
-    return solve.velocity_in_shared ? velocity_bytes : 0;
+    return velocity_bytes;
 }
 
 template <class Real>
@@ -79,7 +84,7 @@ DeviceSolve<Real> solve_setup(const steel_solve_options& options, const RowsShap
 
 // Which build of a twice-built kernel a solve launches (general_sweep_kernel and
 // propagation_kernel): as it is, or under __launch_bounds__(128, 4). Both give the same bits;
-// which is faster is a question for the device (docs/cuda.md).
+// an H200 timed both (docs/cuda.md, "Measured on an H200").
 enum class KernelBuild { plain, bounded };
 static_assert(kWarpsPerBlock * kWarpSize == 128, "the bounded kernels' launch bounds");
 
@@ -121,11 +126,12 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
 }
 
 // Which kernel runs the propagation response's serial sweeps (propagation_kernel.cuh). Both give
-// the CPU's bits; which is faster is a question for the device (docs/cuda.md).
+// the CPU's bits. On an H200 a warp per world is faster while the batch fits in one wave of the
+// warp kernel, a thread per world beyond (docs/cuda.md, "Which kernel runs").
 enum class SerialLayout { thread_per_world, warp_per_world };
 
-// Which build of each twice-built kernel a batch launches (device_batch.cu reads it from the
-// environment when the batch is made).
+// Which build of each twice-built kernel a solve launches (device_batch.cu: the environment's
+// choice when the batch was made, else the measured default).
 struct KernelChoice {
     SerialLayout serial_layout = SerialLayout::thread_per_world;
     KernelBuild general = KernelBuild::plain;

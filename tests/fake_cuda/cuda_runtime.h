@@ -129,12 +129,21 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 
 namespace fake_cuda {
 cudaError_t function_attributes(cudaFuncAttributes* attributes);
-}
+cudaError_t resident_blocks(int* blocks, int block_threads, size_t shared_bytes);
+} // namespace fake_cuda
 
 // Every kernel of this build is "in the image" of a device of compute capability 9.0 or above
 // (fake_cuda::set_compute_capability); a device in a sticky error state answers its error.
 template <class Kernel> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, Kernel) {
     return fake_cuda::function_attributes(attributes);
+}
+
+// Every kernel gets the same answer: fake_cuda::set_resident_blocks's count (2 unless set), for
+// blocks of at most 1,024 threads.
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel, int block_threads,
+                                                          size_t shared_bytes) {
+    return fake_cuda::resident_blocks(blocks, block_threads, shared_bytes);
 }
 
 namespace fake_cuda {
@@ -159,5 +168,10 @@ void set_sticky_error(cudaError_t error);
 // cudaErrorNoKernelImageForDevice, as CUDA does for a device without the kernel's machine code or
 // PTX that it can compile.
 void set_compute_capability(int major, int minor);
+
+// The blocks of any kernel resident on one multiprocessor at once
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor; 2 unless set). The device has one
+// multiprocessor.
+void set_resident_blocks(int blocks);
 
 } // namespace fake_cuda

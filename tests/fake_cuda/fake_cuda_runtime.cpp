@@ -99,6 +99,7 @@ thread_local cudaError_t last_error = cudaSuccess; // per thread, as in CUDA
 // Sticky, after a kernel fault: what every call that touches a device answers from then on.
 cudaError_t sticky_error = cudaSuccess;
 int compute_major = 9, compute_minor = 0; // what the devices report (set_compute_capability)
+int resident_block_count = 2;             // any kernel's, per multiprocessor (set_resident_blocks)
 thread_local int current_device = 0;
 thread_local bool in_host_function = false; // CUDA calls are not permitted from one
 
@@ -771,6 +772,21 @@ void set_compute_capability(int major, int minor) {
     const Guard guard(lock);
     compute_major = major;
     compute_minor = minor;
+}
+
+cudaError_t resident_blocks(int* blocks, int block_threads, size_t shared_bytes) {
+    const Guard guard(lock);
+    if (sticky_error != cudaSuccess) return answer(sticky_error);
+    // As CUDA: no block over the device's limits fits at all.
+    if (block_threads <= 0 || block_threads > 1024 || shared_bytes > 48 * 1024)
+        return answer(cudaErrorInvalidValue);
+    *blocks = resident_block_count;
+    return cudaSuccess;
+}
+
+void set_resident_blocks(int blocks) {
+    const Guard guard(lock);
+    resident_block_count = blocks;
 }
 
 } // namespace fake_cuda
