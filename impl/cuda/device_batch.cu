@@ -279,7 +279,7 @@ std::optional<uint32_t> environment_choice(const char* variable, const char* fir
 }
 
 // Kernels built twice, and two layouts, each pair giving the same bits; the variables override
-// the defaults, which an H200 chose (docs/cuda.md, "Which kernel runs"):
+// the defaults, which an H200 chose (docs/cuda.md, "Measured on an H200"):
 // - STEEL_CUDA_SERIAL_LAYOUT=thread|warp: the propagation response's serial sweeps, a thread or
 //   a warp per world (default: a warp while the batch fits in one wave of the warp kernel);
 // - STEEL_CUDA_GENERAL_KERNEL=plain|bounded: the general sweep as built by default, or under

@@ -127,7 +127,7 @@ uint32_t launch_solve_kernels(const RowsView<Real>& view, const RowsShape& shape
 
 // Which kernel runs the propagation response's serial sweeps (propagation_kernel.cuh). Both give
 // the CPU's bits. On an H200 a warp per world is faster while the batch fits in one wave of the
-// warp kernel, a thread per world beyond (docs/cuda.md, "Which kernel runs").
+// warp kernel, a thread per world beyond (docs/cuda.md, "Measured on an H200").
 enum class SerialLayout { thread_per_world, warp_per_world };
 
 // Which build of each twice-built kernel a solve launches (device_batch.cu: the environment's
