@@ -19,10 +19,11 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEEL_CUDA=ON -DSTEEL_BUILD_
 # The library's own flags (--fmad=false, the architectures) plus ptxas's report.
 make -C "$build" impl/cuda/device_batch.cu.o 2>&1 | grep -E '^ptxas (info|warning)|bytes stack frame' >"$build/ptxas.txt"
 
-# Occupancy from registers alone: an SM has 65,536 registers, handed to warps in units of 256,
-# and holds at most 64 warps, in whole blocks. Blocks are 4 warps but for the thread-per-world
-# propagation kernel's 1 (kThreadKernelBlock) and the precision conversions' 8
-# (kGridStrideThreads; kernel_launches.cuh).
+# Occupancy from registers alone: an SM has 65,536 registers in four quarters, one a scheduler;
+# each quarter hands its 16,384 to warps in units of 256 (ncu on an H200 counted 20 warps of 96
+# registers, not 65,536 / 3,072 = 21). At most 64 warps, in whole blocks. Blocks are 4 warps
+# but for the thread-per-world propagation kernel's 1 (kThreadKernelBlock) and the precision
+# conversions' 8 (kGridStrideThreads; kernel_launches.cuh).
 echo "| kernel | registers | stack bytes | spill stores / loads | warps per SM (registers, whole blocks) |"
 echo "|---|---|---|---|---|"
 awk '
@@ -32,7 +33,7 @@ awk '
         for (i = 1; i <= NF; ++i) if ($(i + 1) == "registers,") regs = $i
         unit = int((regs * 32 + 255) / 256) * 256
         block = name ~ /propagation_thread_kernel/ ? 1 : name ~ /convert_kernel/ ? 8 : 4
-        warps = int(65536 / unit / block) * block; if (warps > 64) warps = 64
+        warps = int(4 * int(16384 / unit) / block) * block; if (warps > 64) warps = 64
         print name ";" regs ";" stack ";" spill ";" warps
     }' "$build/ptxas.txt" |
     while IFS=';' read -r name regs stack spill warps; do

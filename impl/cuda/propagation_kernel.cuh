@@ -174,8 +174,8 @@ __global__ void propagation_kernel(RowsView<Real> set, propagation::PropagationV
 }
 
 // The same built for at least four blocks of 128 threads per multiprocessor: 128 registers a
-// thread instead of 255 / 254, 16 warps an SM instead of 8, for 1.2 to 1.5 KB of stack
-// (docs/cuda.md). Slower on an H200 (the colored pile 1.6x), so only
+// thread instead of 252 / 254 (float64 / float32), 16 warps an SM instead of 8, for 0.4 to 1.2 KB
+// of stack (docs/cuda.md). Slower on an H200 (the colored pile 1.6x), so only
 // STEEL_CUDA_PROPAGATION_KERNEL=bounded picks it.
 template <class Real>
 __global__ void __launch_bounds__(128, 4)
