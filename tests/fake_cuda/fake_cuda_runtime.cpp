@@ -777,7 +777,9 @@ void set_compute_capability(int major, int minor) {
 cudaError_t resident_blocks(int* blocks, int block_threads, size_t shared_bytes) {
     const Guard guard(lock);
     if (sticky_error != cudaSuccess) return answer(sticky_error);
-    // As CUDA: no block over the device's limits fits at all.
+    // A block past the device's limits (1,024 threads, the 48 KB of shared memory a kernel gets
+    // without opting in) is refused, so that a launch geometry Steel should never ask about
+    // shows as an error rather than as a count.
     if (block_threads <= 0 || block_threads > 1024 || shared_bytes > 48 * 1024)
         return answer(cudaErrorInvalidValue);
     *blocks = resident_block_count;
